@@ -1,0 +1,56 @@
+/**
+ * The command line (DESIGN.md §4): parses arguments with commander and runs one subcommand.
+ * Subcommand modules load lazily so `--version` and `tool` stay fast.
+ * @module
+ */
+import { VERSION } from "../version.ts";
+import { EXIT, UsageError } from "./errors.ts";
+
+/** Runs replio with `argv` and returns the exit code. */
+export async function main(argv: string[]): Promise<number> {
+  if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
+    await writeOut(`replio ${VERSION}\n`);
+    return EXIT.ok;
+  }
+  try {
+    const { buildProgram } = await import("./program.ts");
+    let exitCode: number = EXIT.ok;
+    const program = buildProgram((code) => exitCode = code);
+    await program.parseAsync(argv, { from: "user" });
+    return exitCode;
+  } catch (error) {
+    return await reportError(error);
+  }
+}
+
+/** Maps a thrown error to a message on stderr and an exit code; one place for all commands. */
+async function reportError(error: unknown): Promise<number> {
+  const name = error instanceof Error ? error.name : "";
+  if (name === "CommanderError") {
+    const code = (error as { code?: string; exitCode?: number }).code ?? "";
+    // help and version were printed by commander; anything else is a usage error.
+    if (
+      code === "commander.helpDisplayed" || code === "commander.version" ||
+      code === "commander.help"
+    ) {
+      return EXIT.ok;
+    }
+    return EXIT.usage;
+  }
+  if (error instanceof UsageError || name === "ConfigError") {
+    await writeErr(`replio: ${(error as Error).message}\n`);
+    return EXIT.usage;
+  }
+  await writeErr(
+    `replio: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`,
+  );
+  return EXIT.failed;
+}
+
+async function writeOut(text: string): Promise<void> {
+  await Deno.stdout.write(new TextEncoder().encode(text));
+}
+
+async function writeErr(text: string): Promise<void> {
+  await Deno.stderr.write(new TextEncoder().encode(text));
+}

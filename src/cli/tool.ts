@@ -1,0 +1,76 @@
+/**
+ * `replio tool NAME [JSON]`: one tool call through the policy, as `/tool` does.
+ * @module
+ */
+import { createToolContext, invokeTool, type PermissionRecord } from "../tools/mod.ts";
+import { CollectingSink } from "../ui/collecting_sink.ts";
+import { EXIT, UsageError } from "./errors.ts";
+import { openWorkspace } from "./workspace.ts";
+
+/** Options of `replio tool`. */
+export interface ToolCommandOptions {
+  yes?: boolean;
+  no?: boolean;
+  json?: boolean;
+  mode?: string;
+  path?: string;
+}
+
+/** Runs the tool; exit 0 ok, 1 tool error, 2 bad JSON, 3 denied or declined. */
+export async function runToolCommand(
+  name: string,
+  json: string,
+  options: ToolCommandOptions,
+): Promise<number> {
+  let args: unknown;
+  try {
+    args = JSON.parse(json);
+  } catch (error) {
+    throw new UsageError(
+      `Cannot parse the arguments of "${name}": ${
+        (error as Error).message
+      }: pass one JSON object, e.g. '{"path":"README.md"}'`,
+    );
+  }
+  if (typeof args !== "object" || args === null || Array.isArray(args)) {
+    throw new UsageError(
+      `Cannot use ${json} as arguments: pass one JSON object, e.g. '{"path":"README.md"}'`,
+    );
+  }
+  const headless = options.yes && !options.no ? "yes" : "no";
+  const ws = await openWorkspace({ path: options.path, mode: options.mode, headless });
+  const permissions: PermissionRecord[] = [];
+  const controller = new AbortController();
+  const onSignal = () => controller.abort();
+  Deno.addSignalListener("SIGINT", onSignal);
+  try {
+    const outcome = await invokeTool({
+      registry: ws.registry,
+      policy: ws.policy,
+      ctx: createToolContext({
+        config: ws.config,
+        worktree: ws.worktree,
+        signal: controller.signal,
+      }),
+      sink: new CollectingSink(),
+      audit: (record) => permissions.push(record),
+    }, { id: "cli_1", name, arguments: args });
+    const text = options.json
+      ? JSON.stringify({
+        tool: name,
+        output: outcome.output,
+        is_error: outcome.isError,
+        decision: outcome.decision,
+        permissions,
+      }) + "\n"
+      : outcome.output.endsWith("\n")
+      ? outcome.output
+      : outcome.output + "\n";
+    await Deno.stdout.write(new TextEncoder().encode(text));
+    if (controller.signal.aborted) return EXIT.cancelled;
+    if (outcome.decision === "denied" || outcome.decision === "declined") return EXIT.denied;
+    return outcome.isError ? EXIT.failed : EXIT.ok;
+  } finally {
+    Deno.removeSignalListener("SIGINT", onSignal);
+  }
+}

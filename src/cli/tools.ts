@@ -1,0 +1,52 @@
+/**
+ * `replio tools`: every registered tool with category, permission and the action the policy
+ * resolves now (config and mode applied), with the reason.
+ * @module
+ */
+import { openWorkspace } from "./workspace.ts";
+import { EXIT } from "./errors.ts";
+
+/** Options of `replio tools`. */
+export interface ToolsCommandOptions {
+  json?: boolean;
+  mode?: string;
+  path?: string;
+}
+
+/** Prints the listing; exit 0. */
+export async function listTools(options: ToolsCommandOptions): Promise<number> {
+  const ws = await openWorkspace({ path: options.path, mode: options.mode });
+  const rows = ws.registry.list().map((tool) => {
+    const { action, reason } = ws.policy.resolveStatic(tool);
+    return {
+      name: tool.name,
+      category: tool.category,
+      permission: tool.permission,
+      action,
+      reason,
+      aliases: (tool.aliases ?? []).map((a) => typeof a === "string" ? a : a.name),
+      short: tool.short ?? firstSentence(tool.description),
+    };
+  });
+  let text: string;
+  if (options.json) {
+    text = JSON.stringify({ mode: ws.policy.mode, worktree: ws.worktree, tools: rows }, null, 2) +
+      "\n";
+  } else {
+    const width = Math.max(...rows.map((r) => r.name.length), 4);
+    text = `mode: ${ws.policy.mode}  worktree: ${ws.worktree}\n` +
+      rows.map((r) =>
+        `${r.name.padEnd(width)}  ${r.category.padEnd(8)} ${r.permission.padEnd(8)} ${
+          r.action.padEnd(5)
+        } (${r.reason})  ${r.short}`
+      ).join("\n") + "\n";
+  }
+  await Deno.stdout.write(new TextEncoder().encode(text));
+  return EXIT.ok;
+}
+
+function firstSentence(text: string): string {
+  const line = text.split("\n").find((l) => l.trim() && !l.startsWith("#")) ?? "";
+  const sentence = line.split(/(?<=\.)\s/)[0] ?? line;
+  return sentence.length > 70 ? sentence.slice(0, 67) + "..." : sentence;
+}

@@ -1,0 +1,56 @@
+/**
+ * What every subcommand starts from: the worktree, the merged config, the registry and the
+ * policy for a mode.
+ * @module
+ */
+import { resolve } from "node:path";
+import { type Config, type ConfigKey, loadConfig } from "../config/mod.ts";
+import { createRegistry } from "../plugins/mod.ts";
+import { type HeadlessAnswer, ToolPolicy, type ToolRegistry } from "../tools/mod.ts";
+import { UsageError } from "./errors.ts";
+
+/** The loaded state a subcommand works on. */
+export interface Workspace {
+  worktree: string;
+  config: Config;
+  registry: ToolRegistry;
+  policy: ToolPolicy;
+}
+
+/** Options shared by subcommands. */
+export interface WorkspaceOptions {
+  path?: string | undefined;
+  mode?: string | undefined;
+  headless?: HeadlessAnswer | undefined;
+  flags?: Partial<Record<ConfigKey, unknown>>;
+}
+
+/** Resolves the worktree, loads config and builds registry and policy. */
+export async function openWorkspace(options: WorkspaceOptions): Promise<Workspace> {
+  const worktree = await resolveWorktree(options.path);
+  const config = await loadConfig({ worktree, flags: options.flags ?? {} });
+  const registry = createRegistry();
+  const policy = new ToolPolicy({
+    config,
+    worktree,
+    mode: options.mode,
+    headless: options.headless,
+  });
+  return { worktree, config, registry, policy };
+}
+
+async function resolveWorktree(path: string | undefined): Promise<string> {
+  const target = resolve(path ?? Deno.cwd());
+  try {
+    const real = await Deno.realPath(target);
+    if (!(await Deno.stat(real)).isDirectory) throw new Deno.errors.NotFound();
+    return real;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) {
+      throw new UsageError(
+        `Cannot use --path "${target}": no such directory: pass an existing directory`,
+      );
+    }
+    throw error;
+  }
+}

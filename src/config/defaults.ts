@@ -1,0 +1,319 @@
+/**
+ * The single table of configuration keys: each key's schema, default and one-line doc.
+ * Validation, `replio config` and `docs/config.md` all come from here.
+ * @module
+ */
+import { type Static, type TSchema, Type } from "@sinclair/typebox";
+
+/** One configuration key. */
+export interface KeySpec<S extends TSchema = TSchema> {
+  schema: S;
+  default: Static<S>;
+  doc: string;
+  /** Object-valued keys whose entries merge per name across files (modes, agents). */
+  mergesPerEntry?: boolean;
+}
+
+function key<S extends TSchema>(
+  schema: S,
+  value: Static<S>,
+  doc: string,
+  options: { mergesPerEntry?: boolean } = {},
+): KeySpec<S> {
+  return { schema, default: value, doc, ...options };
+}
+
+const ACTION = Type.Union([Type.Literal("allow"), Type.Literal("ask"), Type.Literal("deny")]);
+const STRINGS = Type.Array(Type.String());
+
+/** A mode: a partial policy merged over the base (spec/tools.md §Tool policy). */
+export const MODE_SCHEMA = Type.Object({
+  description: Type.Optional(Type.String()),
+  instructions: Type.Optional(Type.String()),
+  tool_permission: Type.Optional(Type.Record(Type.String(), Type.Union([ACTION, STRINGS]))),
+  tools: Type.Optional(Type.Object({
+    allow: Type.Optional(STRINGS),
+    deny: Type.Optional(STRINGS),
+  }, { additionalProperties: false })),
+}, { additionalProperties: false });
+
+/** An agent type declared in config (`.replio/agents/<name>.md` files declare the same). */
+export const AGENT_SCHEMA = Type.Object({
+  description: Type.Optional(Type.String()),
+  model: Type.Optional(Type.String()),
+  prompt: Type.Optional(Type.String()),
+  max_rounds: Type.Optional(Type.Integer({ minimum: 1 })),
+  tool_permission: Type.Optional(Type.Record(Type.String(), Type.Union([ACTION, STRINGS]))),
+  tools: Type.Optional(Type.Object({
+    allow: Type.Optional(STRINGS),
+    deny: Type.Optional(STRINGS),
+  }, { additionalProperties: false })),
+}, { additionalProperties: false });
+
+/** Every configuration key, dotted, in the order docs/config.md lists them. */
+export const CONFIG_KEYS = {
+  // Model and provider
+  provider: key(
+    Type.Union([Type.Literal("openai"), Type.Literal("ollama")]),
+    "openai",
+    "Provider kind; `openai` covers every OpenAI-compatible endpoint",
+  ),
+  model: key(Type.String(), "", "Model name; empty picks the server's first listed model"),
+  base_url: key(
+    Type.String(),
+    "",
+    "Endpoint URL; empty uses OPENAI_BASE_URL, else a local Ollama on 127.0.0.1:11434",
+  ),
+  api_key_env: key(
+    Type.String(),
+    "OPENAI_API_KEY",
+    "Name of the environment variable holding the API key (the key itself is never stored)",
+  ),
+  temperature: key(
+    Type.Union([Type.Number({ minimum: 0, maximum: 2 }), Type.Null()]),
+    null,
+    "Sampling temperature; null leaves the server default",
+  ),
+  max_tokens: key(
+    Type.Integer({ minimum: 0 }),
+    0,
+    "Cap on tokens per model reply; 0 leaves the server default",
+  ),
+  reasoning: key(
+    Type.Union([
+      Type.Literal(""),
+      Type.Literal("low"),
+      Type.Literal("medium"),
+      Type.Literal("high"),
+    ]),
+    "",
+    "Reasoning effort sent to models that support it; empty sends none",
+  ),
+  stream_idle_timeout: key(
+    Type.Number({ exclusiveMinimum: 0 }),
+    120,
+    "Seconds a model stream may stay silent before the turn fails",
+  ),
+  max_retries: key(
+    Type.Integer({ minimum: 0, maximum: 10 }),
+    3,
+    "Retries of a request that got 429, 5xx or a dropped connection",
+  ),
+  context_window: key(
+    Type.Integer({ minimum: 1024 }),
+    128000,
+    "The model's context size in tokens, for automatic compaction",
+  ),
+  compact_threshold: key(
+    Type.Number({ exclusiveMinimum: 0, maximum: 1 }),
+    0.8,
+    "Compact the history when the prompt passes this share of context_window",
+  ),
+  max_rounds: key(
+    Type.Integer({ minimum: 1 }),
+    50,
+    "Model rounds per turn before it ends with status max_rounds",
+  ),
+  system_prompt: key(Type.String(), "", "Extra text appended to the built-in system prompt"),
+  project_instructions: key(
+    Type.String(),
+    "AGENTS.md",
+    "Worktree instructions file loaded into the system prompt; empty disables",
+  ),
+  project_instructions_max_chars: key(
+    Type.Integer({ minimum: 0 }),
+    20000,
+    "Cap on the project instructions loaded into the prompt (0 = unlimited)",
+  ),
+
+  // Tools and policy
+  tool_calling: key(Type.Boolean(), true, "Enable OpenAI-compatible function calling"),
+  "tools.allow": key(
+    STRINGS,
+    [],
+    "Name-level allowlist; when non-empty only these tools are callable",
+  ),
+  "tools.deny": key(STRINGS, [], "Name-level deny list (takes precedence over tools.allow)"),
+  "tool_permission.read": key(ACTION, "allow", "Action for tools that read files"),
+  "tool_permission.list": key(ACTION, "allow", "Action for tools that list directories"),
+  "tool_permission.edit": key(ACTION, "allow", "Action for tools that write files or commit"),
+  "tool_permission.bash": key(ACTION, "ask", "Action for tools that run commands"),
+  "tool_permission.web": key(ACTION, "allow", "Action for tools that reach the web"),
+  "tool_permission.mcp": key(ACTION, "ask", "Action for tools served by MCP servers"),
+  "tool_permission.ask": key(ACTION, "allow", "Action for the ask tool"),
+  "tool_permission.delegate": key(
+    ACTION,
+    "allow",
+    "Action for delegate; configured agent types default to ask, unknown types are denied",
+  ),
+  "tool_permission.bash_allow": key(
+    STRINGS,
+    [],
+    "Command prefixes run_command may run without asking; every part of the command must match",
+  ),
+  max_delegate_depth: key(
+    Type.Integer({ minimum: 0, maximum: 8 }),
+    2,
+    "How deep sub-agents may delegate further",
+  ),
+  tool_max_result_chars: key(
+    Type.Integer({ minimum: 0 }),
+    100000,
+    "Cap every tool result at N chars at a line boundary (0 = unlimited)",
+  ),
+  list_dir_max_entries: key(
+    Type.Integer({ minimum: 0 }),
+    200,
+    "Cap the number of entries list_dir returns (0 = unlimited)",
+  ),
+  tool_timeout: key(
+    Type.Integer({ minimum: 1 }),
+    120,
+    "Default seconds a run_command or dev tool may run before its process group is killed",
+  ),
+  tool_analysis: key(
+    Type.Boolean(),
+    false,
+    "Model-generated one-line analysis of each tool result (session log only)",
+  ),
+  query_refine: key(Type.Boolean(), false, "Auto-refine short query args via a model call"),
+  query_refine_min_words: key(
+    Type.Integer({ minimum: 0 }),
+    3,
+    "Queries of at most this many words are refined",
+  ),
+  query_refine_context: key(
+    Type.Integer({ minimum: 0 }),
+    4,
+    "Recent messages given to the refinement call",
+  ),
+  search_results: key(
+    Type.Integer({ minimum: 1, maximum: 50 }),
+    5,
+    "Number of results web_search returns",
+  ),
+  "web.search_backend": key(
+    Type.Union([
+      Type.Literal("duckduckgo"),
+      Type.Literal("searxng"),
+      Type.Literal("brave"),
+      Type.Literal("tavily"),
+    ]),
+    "duckduckgo",
+    "web_search backend",
+  ),
+  "web.searxng_url": key(Type.String(), "", "SearXNG instance URL (searxng backend)"),
+  "web.brave_api_key_env": key(
+    Type.String(),
+    "BRAVE_API_KEY",
+    "Environment variable holding the Brave Search API key",
+  ),
+  "web.tavily_api_key_env": key(
+    Type.String(),
+    "TAVILY_API_KEY",
+    "Environment variable holding the Tavily API key",
+  ),
+  "web.duckduckgo_url": key(
+    Type.String(),
+    "https://html.duckduckgo.com/html/",
+    "DuckDuckGo HTML endpoint (duckduckgo backend)",
+  ),
+  "web.allow_private": key(
+    Type.Boolean(),
+    false,
+    "Let web tools reach loopback, private, link-local and metadata addresses",
+  ),
+  "web.fetch_timeout": key(
+    Type.Number({ exclusiveMinimum: 0 }),
+    30,
+    "Seconds web_fetch waits for a page",
+  ),
+  "web.fetch_max_bytes": key(
+    Type.Integer({ minimum: 1024 }),
+    5_000_000,
+    "Largest download web_fetch accepts",
+  ),
+  "web.fetch_window_chars": key(
+    Type.Integer({ minimum: 1000 }),
+    20000,
+    "Characters of a page web_fetch returns per window",
+  ),
+  "web.max_redirects": key(
+    Type.Integer({ minimum: 0, maximum: 20 }),
+    5,
+    "Redirects web_fetch follows",
+  ),
+  "dev.test_cmd": key(Type.String(), "", "Command code_test runs; empty detects the project's"),
+  "dev.lint_cmd": key(Type.String(), "", "Command code_lint runs; empty detects the project's"),
+  "dev.format_cmd": key(
+    Type.String(),
+    "",
+    "Command code_format runs; empty detects the project's",
+  ),
+
+  // Sessions
+  session_tool_max_chars: key(
+    Type.Integer({ minimum: 0 }),
+    0,
+    "Cap persisted tool-result content in session files (0 = unlimited)",
+  ),
+  noise_tools: key(
+    STRINGS,
+    ["web_fetch", "open", "fetch_page"],
+    "Tool results replaced by a marker in persisted sessions",
+  ),
+
+  // Display
+  tool_status_visible: key(Type.Boolean(), true, "Show dimmed tool status in the REPL"),
+  glyph_lines: key(
+    Type.Boolean(),
+    true,
+    "Typed activity lines for mapped categories, else the [tool: arg] oneliner",
+  ),
+  glyph_params: key(
+    Type.Boolean(),
+    true,
+    "Append the other arguments to activity lines and confirm prompts",
+  ),
+  show_errors: key(Type.Boolean(), true, "Echo the first line of a failed tool's error"),
+  show_notes: key(Type.Boolean(), true, "Show soft tool notes such as (empty file)"),
+  show_thinking: key(
+    Type.Boolean(),
+    false,
+    "Show reasoning text dimmed instead of a spinner summary",
+  ),
+  history_size: key(
+    Type.Integer({ minimum: 0 }),
+    1000,
+    "Lines of REPL input history kept per worktree",
+  ),
+
+  // Extension
+  mode: key(
+    Type.String(),
+    "default",
+    "Mode applied at start-up (`default`, `plan` or a mode below)",
+  ),
+  modes: key(
+    Type.Record(Type.String(), MODE_SCHEMA),
+    {},
+    "Named modes layered over the base policy; `plan` is built in",
+    { mergesPerEntry: true },
+  ),
+  agents: key(
+    Type.Record(Type.String(), AGENT_SCHEMA),
+    {},
+    "Agent types for delegate, besides .replio/agents/*.md",
+    { mergesPerEntry: true },
+  ),
+  plugins: key(STRINGS, [], "User plugin module URLs or paths, imported at start-up"),
+} as const;
+
+/** A dotted configuration key. */
+export type ConfigKey = keyof typeof CONFIG_KEYS;
+
+/** The value type of a key. */
+export type ConfigValue<K extends ConfigKey> = Static<(typeof CONFIG_KEYS)[K]["schema"]>;
+
+/** Where a value came from, lowest precedence first. */
+export type Origin = "default" | "global" | "local" | "flag";

@@ -1,0 +1,208 @@
+/**
+ * Reads the global and local YAML files, validates them against the defaults table and merges
+ * defaults < global < local < flags (DESIGN.md §3).
+ * @module
+ */
+import { join } from "node:path";
+import { Value } from "@sinclair/typebox/value";
+import { parse as parseYaml } from "yaml";
+import { Config, ConfigError, type Setting } from "./config.ts";
+import { CONFIG_KEYS, type ConfigKey } from "./defaults.ts";
+import { describeSchema } from "./describe_schema.ts";
+
+/** Where the configuration files live. */
+export interface ConfigPaths {
+  global: string | null;
+  local: string;
+}
+
+/** The global and local file paths for a worktree (global null without env access). */
+export function configPaths(worktree: string): ConfigPaths {
+  return { global: globalConfigPath(), local: join(worktree, ".replio", "config.yaml") };
+}
+
+function globalConfigPath(): string | null {
+  const canRead = (name: string) =>
+    Deno.permissions.querySync({ name: "env", variable: name }).state === "granted";
+  if (canRead("XDG_CONFIG_HOME")) {
+    const xdg = Deno.env.get("XDG_CONFIG_HOME");
+    if (xdg) return join(xdg, "replio", "config.yaml");
+  }
+  if (!canRead("HOME")) return null;
+  const home = Deno.env.get("HOME");
+  return home ? join(home, ".config", "replio", "config.yaml") : null;
+}
+
+/** Options for {@link loadConfig}. */
+export interface LoadOptions {
+  worktree: string;
+  /** Values from command-line flags; validated like file values. */
+  flags?: Partial<Record<ConfigKey, unknown>>;
+  /** Override the file locations (tests). */
+  paths?: ConfigPaths;
+}
+
+/**
+ * Loads the effective configuration. Throws {@link ConfigError} naming the file, the key and
+ * what was expected.
+ */
+export async function loadConfig(options: LoadOptions): Promise<Config> {
+  const paths = options.paths ?? configPaths(options.worktree);
+  const settings = new Map<string, Setting>(
+    Config.defaults().entries().map(([k, s]) => [k, s]),
+  );
+  for (const [origin, file] of [["global", paths.global], ["local", paths.local]] as const) {
+    if (file === null) continue;
+    const values = await readConfigFile(file);
+    mergeInto(settings, values, { origin, file });
+  }
+  if (options.flags) {
+    const flags = Object.fromEntries(
+      Object.entries(options.flags).filter(([, v]) => v !== undefined),
+    );
+    for (const [k, v] of Object.entries(flags)) validateValue(k, v, "the command line");
+    mergeInto(settings, flags, { origin: "flag" });
+  }
+  return new Config(settings);
+}
+
+function mergeInto(
+  settings: Map<string, Setting>,
+  values: Record<string, unknown>,
+  source: Omit<Setting, "value">,
+): void {
+  for (const [k, value] of Object.entries(values)) {
+    const spec = CONFIG_KEYS[k as ConfigKey];
+    const previous = settings.get(k)?.value;
+    const merged = "mergesPerEntry" in spec && spec.mergesPerEntry
+      ? { ...(previous as object), ...(value as object) }
+      : value;
+    settings.set(k, { ...source, value: merged });
+  }
+}
+
+/**
+ * Reads one YAML file into validated dotted keys; a missing file is empty.
+ * @example
+ * ```ts
+ * // tools: {deny: [bash]}  →  { "tools.deny": ["bash"] }
+ * ```
+ */
+export async function readConfigFile(file: string): Promise<Record<string, unknown>> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(file);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return {};
+    if (error instanceof Deno.errors.NotCapable) return {};
+    throw error;
+  }
+  let document: unknown;
+  try {
+    document = parseYaml(text);
+  } catch (error) {
+    const detail = error instanceof Error ? error.message.split("\n")[0] : String(error);
+    throw new ConfigError(`Cannot load ${file}: invalid YAML: ${detail}: fix the file's syntax`);
+  }
+  if (document === null || document === undefined) return {};
+  if (!isPlainObject(document)) {
+    throw new ConfigError(
+      `Cannot load ${file}: the top level must be a mapping of keys: see docs/config.md`,
+    );
+  }
+  const values = flattenConfig(document, file);
+  for (const [k, v] of Object.entries(values)) validateValue(k, v, file);
+  return values;
+}
+
+/**
+ * Flattens nested YAML into the table's dotted keys, rejecting unknown keys.
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(flattenConfig({ dev: { test_cmd: "make test" } }, "x.yaml"), {
+ *   "dev.test_cmd": "make test",
+ * });
+ * ```
+ */
+export function flattenConfig(
+  document: Record<string, unknown>,
+  file: string,
+  prefix = "",
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(document)) {
+    const dotted = prefix + name;
+    if (dotted in CONFIG_KEYS) {
+      out[dotted] = value;
+    } else if (isPlainObject(value) && hasKeysUnder(dotted)) {
+      Object.assign(out, flattenConfig(value, file, dotted + "."));
+    } else {
+      throw new ConfigError(
+        `Cannot load ${file}: unknown key "${dotted}"${suggestKey(dotted)}`,
+      );
+    }
+  }
+  return out;
+}
+
+/** Throws a {@link ConfigError} unless `value` fits the key's schema. */
+export function validateValue(name: string, value: unknown, where: string): void {
+  const spec = CONFIG_KEYS[name as ConfigKey];
+  if (!spec) {
+    throw new ConfigError(`Cannot load ${where}: unknown key "${name}"${suggestKey(name)}`);
+  }
+  if (Value.Check(spec.schema, value)) return;
+  const first = Value.Errors(spec.schema, value).First();
+  const at = first && first.path ? ` at "${first.path}"` : "";
+  throw new ConfigError(
+    `Cannot load ${where}: "${name}"${at} must be ${describeSchema(spec.schema)}, got ${
+      JSON.stringify(value)
+    }: see docs/config.md`,
+  );
+}
+
+function hasKeysUnder(prefix: string): boolean {
+  return Object.keys(CONFIG_KEYS).some((k) => k.startsWith(prefix + "."));
+}
+
+/** ": did you mean "x"?" for a near key, or a pointer to the docs. */
+export function suggestKey(name: string): string {
+  let best = "";
+  let bestDistance = Infinity;
+  for (const candidate of Object.keys(CONFIG_KEYS)) {
+    const d = editDistance(name, candidate);
+    if (d < bestDistance) [best, bestDistance] = [candidate, d];
+  }
+  return bestDistance <= Math.max(2, name.length / 3)
+    ? `: did you mean "${best}"?`
+    : ": see docs/config.md for the keys";
+}
+
+/**
+ * Levenshtein distance, for "did you mean" suggestions.
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * assert.equal(editDistance("modle", "model"), 2);
+ * ```
+ */
+export function editDistance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) {
+      next[j] = Math.min(
+        row[j]! + 1,
+        next[j - 1]! + 1,
+        row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+    }
+    row = next;
+  }
+  return row[b.length]!;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,51 @@
+/**
+ * The plugin API: everything a plugin (bundled or user) may import from replio.
+ * @module
+ */
+import type { JsonSchema, ToolHandler, ToolSpec } from "../tools/types.ts";
+
+export type {
+  Action,
+  AskAnswer,
+  AskRequest,
+  Category,
+  JsonSchema,
+  PermissionContext,
+  PermissionKey,
+  Resolution,
+  ToolAlias,
+  ToolArgs,
+  ToolContext,
+  ToolHandler,
+  ToolSpec,
+} from "../tools/types.ts";
+
+/** A tool as a plugin exports it: its spec and its handler. */
+export interface PluginTool {
+  spec: ToolSpec;
+  handler: ToolHandler<never>;
+}
+
+/** A plugin: a named set of tools. */
+export interface Plugin {
+  name: string;
+  tools: readonly PluginTool[];
+}
+
+/**
+ * Pairs a spec with its handler, typing the handler's arguments from the schema.
+ * @example
+ * ```ts
+ * import { Type } from "@sinclair/typebox";
+ * const echo = defineTool({
+ *   name: "echo", description: "Echo text", category: "read", permission: "read",
+ *   parameters: Type.Object({ text: Type.String({ description: "Text to echo" }) }),
+ * }, ({ text }) => text);
+ * ```
+ */
+export function defineTool<P extends JsonSchema, A = P extends { static: infer S } ? S : never>(
+  spec: ToolSpec<P>,
+  handler: ToolHandler<A>,
+): PluginTool {
+  return { spec, handler: handler as ToolHandler<never> };
+}

@@ -1,0 +1,8 @@
+/**
+ * Plugins: the API, the bundled list, and registry construction.
+ * @module
+ */
+export type { Plugin, PluginTool } from "./api.ts";
+export { defineTool } from "./api.ts";
+export { BUNDLED_PLUGINS } from "./bundled.ts";
+export { createRegistry } from "./load.ts";

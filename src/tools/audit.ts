@@ -1,0 +1,17 @@
+/**
+ * The permission audit record (DESIGN.md §3): one per resolution and its outcome.
+ * @module
+ */
+import type { Decision } from "../ui/events.ts";
+import type { Action, PermissionKey } from "./types.ts";
+
+/** One line of a session's permission audit. */
+export interface PermissionRecord {
+  tool: string;
+  permission: PermissionKey;
+  action: Action;
+  decision: Decision;
+  reason: string;
+  path?: string;
+  ts: string;
+}

@@ -1,0 +1,181 @@
+/**
+ * One tool call from request to result: prepare (aliases, validation) → policy → confirm →
+ * run → audit. The loop, `/tool` and `replio tool` all go through here, so every call emits
+ * exactly one `tool_call` and one `tool_result` whatever happens in between.
+ * @module
+ */
+import type { Decision, Sink } from "../ui/events.ts";
+import { describeActivity } from "./activity.ts";
+import type { PermissionRecord } from "./audit.ts";
+import type { ToolPolicy } from "./policy.ts";
+import { errorResult, type PreparedCall, type ToolRegistry, type ToolResult } from "./registry.ts";
+import type { ToolArgs, ToolContext } from "./types.ts";
+
+/** What {@link invokeTool} needs. */
+export interface InvokeOptions {
+  registry: ToolRegistry;
+  policy: ToolPolicy;
+  ctx: ToolContext;
+  sink: Sink;
+  /** Receives every permission resolution with its outcome (the session audit). */
+  audit?: (record: PermissionRecord) => void;
+}
+
+/** A call as the model (or a person) made it; `arguments` may be raw JSON text. */
+export interface ToolRequest {
+  id: string;
+  name: string;
+  arguments: unknown;
+}
+
+/** The result plus how the policy decided; `cancelled` means the whole turn should stop. */
+export interface InvokeOutcome extends ToolResult {
+  decision: Decision | null;
+  cancelled: boolean;
+}
+
+/** Runs one tool call through the policy and the registry, reporting to the sink. */
+export async function invokeTool(
+  options: InvokeOptions,
+  request: ToolRequest,
+): Promise<InvokeOutcome> {
+  const { registry, policy, ctx, sink } = options;
+  const parsed = parseArguments(request.arguments);
+  const shownArgs = parsed.ok ? parsed.args : {};
+  const finish = (result: ToolResult, decision: Decision | null, cancelled = false) => {
+    const found = registry.lookup(request.name);
+    sink.emit({
+      type: "tool_result",
+      id: request.id,
+      name: request.name,
+      output: result.output,
+      is_error: result.isError,
+      is_note: !result.isError && (found?.tool.note?.(result.output) ?? false),
+    });
+    return { ...result, decision, cancelled };
+  };
+
+  let call: PreparedCall;
+  try {
+    if (!parsed.ok) throw new SyntaxError(parsed.problem);
+    call = registry.prepare(request.name, parsed.args);
+  } catch (error) {
+    sink.emit({
+      type: "tool_call",
+      id: request.id,
+      name: request.name,
+      arguments: shownArgs,
+      activity: { glyph: null, verb: request.name, key: "", params: shownArgs, echo: false },
+    });
+    return finish({ output: errorResult(error, ctx.signal), isError: true }, null);
+  }
+
+  const activity = await describeActivity(
+    call.tool,
+    call.args,
+    ctx,
+    new Set(Object.keys(shownArgs)),
+  );
+  sink.emit({
+    type: "tool_call",
+    id: request.id,
+    name: request.name,
+    arguments: shownArgs,
+    activity,
+  });
+
+  let resolution;
+  try {
+    resolution = await policy.resolve(call.tool, call.args);
+  } catch (error) {
+    return finish({ output: errorResult(error, ctx.signal), isError: true }, null);
+  }
+  let decision: Decision;
+  let reason = resolution.reason;
+  let cancelled = false;
+  if (resolution.action === "allow") {
+    decision = "granted";
+  } else if (resolution.action === "deny") {
+    decision = "denied";
+  } else if (policy.headless) {
+    decision = policy.headless === "yes" ? "granted" : "denied";
+    reason = `${reason}; headless${policy.headless === "yes" ? " --yes" : ""}`;
+  } else {
+    const answer = await sink.confirm({ tool: call.tool.name, activity, reason });
+    decision = answer === "yes" ? "granted" : "declined";
+    cancelled = answer === "cancel";
+  }
+  const record: PermissionRecord = {
+    tool: call.tool.name,
+    permission: call.tool.permission,
+    action: resolution.action,
+    decision,
+    reason,
+    ...(resolution.path === undefined ? {} : { path: resolution.path }),
+    ts: new Date().toISOString(),
+  };
+  options.audit?.(record);
+  sink.emit({
+    type: "permission",
+    tool: call.tool.name,
+    action: resolution.action,
+    decision,
+    reason,
+  });
+
+  if (decision !== "granted") {
+    return finish(
+      { output: refusalText(call, decision, reason, cancelled), isError: true },
+      decision,
+      cancelled,
+    );
+  }
+  return finish(await registry.run(call, ctx), decision);
+}
+
+function refusalText(
+  call: PreparedCall,
+  decision: Decision,
+  reason: string,
+  cancelled: boolean,
+): string {
+  const name = call.tool.name;
+  if (cancelled) return "Error: cancelled by the user";
+  if (decision === "declined") {
+    return `Error: the user declined to run ${name}: do not retry it; ask what they want instead or take another approach`;
+  }
+  if (reason.includes("headless")) {
+    return `Error: ${name} needs confirmation (${
+      reason.split(";")[0]
+    }) and this headless run cannot ask: ` +
+      `it was denied; continue without it (the operator can rerun with --yes)`;
+  }
+  return `Error: ${name} is denied by policy (${reason}): do not retry it; use another tool or approach`;
+}
+
+type ParsedArguments = { ok: true; args: ToolArgs } | { ok: false; problem: string };
+
+/** Model arguments arrive as JSON text; people and tests may pass an object. */
+function parseArguments(raw: unknown): ParsedArguments {
+  if (raw === undefined || raw === null || raw === "") return { ok: true, args: {} };
+  let value = raw;
+  if (typeof raw === "string") {
+    try {
+      value = JSON.parse(raw);
+    } catch (error) {
+      const detail = error instanceof Error ? error.message : String(error);
+      return {
+        ok: false,
+        problem:
+          `invalid arguments: the JSON did not parse (${detail}): send the arguments as one JSON object`,
+      };
+    }
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    return {
+      ok: false,
+      problem: `invalid arguments: expected a JSON object, got ${JSON.stringify(value)}`,
+    };
+  }
+  return { ok: true, args: value as ToolArgs };
+}

@@ -1,0 +1,30 @@
+/**
+ * The tool system: registry, policy, the Deno permission layer, result shaping and the one
+ * invoke pipeline.
+ * @module
+ */
+export { describeActivity } from "./activity.ts";
+export type { PermissionRecord } from "./audit.ts";
+export { capResult, TRUNCATED_MARKER } from "./cap_result.ts";
+export { createToolContext, type ToolContextOptions } from "./context.ts";
+export { assertPathAccess, denoDenial } from "./deno_permissions.ts";
+export { type InvokeOptions, type InvokeOutcome, invokeTool, type ToolRequest } from "./invoke.ts";
+export {
+  BUILTIN_MODES,
+  type HeadlessAnswer,
+  modeNames,
+  type ModeSpec,
+  type PolicyOptions,
+  type PolicyResolution,
+  ToolPolicy,
+} from "./policy.ts";
+export {
+  errorResult,
+  type PreparedCall,
+  ToolCallError,
+  ToolRegistry,
+  type ToolResult,
+} from "./registry.ts";
+export { isInside, resolveToolPath } from "./resolve_path.ts";
+export type * from "./types.ts";
+export { validateArgs } from "./validate_args.ts";

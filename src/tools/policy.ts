@@ -1,0 +1,179 @@
+/**
+ * ToolPolicy: the single permission resolution point (spec/tools.md §Tool policy). Precedence:
+ * name level → category action (mode merged over the base) → Deno permission layer (can only
+ * lower) → the tool's permissionFn (refines a non-deny action) → worktree escalation.
+ * @module
+ */
+import { type Config, ConfigError } from "../config/mod.ts";
+import { denoDenial } from "./deno_permissions.ts";
+import { isInside, resolveToolPath } from "./resolve_path.ts";
+import type { Action, PermissionKey, Resolution, Tool, ToolArgs } from "./types.ts";
+
+/** The built-in modes; config `modes` may add more or override these. */
+export const BUILTIN_MODES: Readonly<Record<string, ModeSpec>> = {
+  plan: {
+    description: "Read and plan only: no file edits, no commands",
+    instructions:
+      "You are in plan mode: investigate with read, list and search tools and propose a plan. " +
+      "Do not try to edit files or run commands; those tools are disabled.",
+    tool_permission: { edit: "deny", bash: "deny" },
+  },
+};
+
+/** A mode as config declares it. */
+export interface ModeSpec {
+  description?: string;
+  instructions?: string;
+  tool_permission?: Record<string, Action | string[]>;
+  tools?: { allow?: string[]; deny?: string[] };
+}
+
+/** A resolution with the resolved path that decided worktree scope, if any. */
+export interface PolicyResolution extends Resolution {
+  path?: string;
+}
+
+/** What headless runs answer for ask-gated calls: `--yes` grants, otherwise denied. */
+export type HeadlessAnswer = "yes" | "no";
+
+/** Options for {@link ToolPolicy}. */
+export interface PolicyOptions {
+  config: Config;
+  worktree: string;
+  /** `default` (or undefined) means no mode. */
+  mode?: string | undefined;
+  /** Set for `tool`, `run` and `serve`: ask-gated calls are decided without a person. */
+  headless?: HeadlessAnswer | undefined;
+  /** Services handed to permission functions (delegate's agent types). */
+  services?: Readonly<Record<string, unknown>>;
+}
+
+/** Resolves allow / ask / deny for tool calls under a config and mode. */
+export class ToolPolicy {
+  readonly config: Config;
+  readonly worktree: string;
+  readonly mode: string;
+  readonly headless: HeadlessAnswer | undefined;
+  readonly services: Readonly<Record<string, unknown>>;
+  readonly #toolPermission: Record<string, Action | string[]>;
+  readonly #modeKeys: Set<string>;
+  readonly #allow: string[];
+  readonly #deny: string[];
+
+  constructor(options: PolicyOptions) {
+    this.config = options.config;
+    this.worktree = options.worktree;
+    this.headless = options.headless;
+    this.services = options.services ?? {};
+    this.mode = options.mode ?? options.config.get("mode");
+    const modeSpec = this.mode === "default" ? {} : findMode(options.config, this.mode);
+    this.#toolPermission = { ...baseToolPermission(options.config) };
+    this.#modeKeys = new Set(Object.keys(modeSpec.tool_permission ?? {}));
+    Object.assign(this.#toolPermission, modeSpec.tool_permission ?? {});
+    this.#deny = [...options.config.get("tools.deny"), ...(modeSpec.tools?.deny ?? [])];
+    const modeAllow = modeSpec.tools?.allow ?? [];
+    this.#allow = modeAllow.length ? modeAllow : [...options.config.get("tools.allow")];
+  }
+
+  /** The mode's instructions for the system prompt, if any. */
+  get modeInstructions(): string {
+    if (this.mode === "default") return "";
+    return findMode(this.config, this.mode).instructions ?? "";
+  }
+
+  /** The effective tool_permission table (mode merged). */
+  get toolPermission(): Readonly<Record<string, Action | string[]>> {
+    return this.#toolPermission;
+  }
+
+  /**
+   * The action without arguments: what listings and the provider schema use. permissionFn and
+   * worktree escalation need arguments and are skipped.
+   */
+  resolveStatic(tool: Tool): Resolution {
+    const byName = this.#resolveName(tool.name);
+    if (byName) return byName;
+    const category = this.#categoryAction(tool.permission);
+    if (category.action === "deny") return category;
+    return denoDenial(tool.permission, this.worktree) ?? category;
+  }
+
+  /** Whether a tool is offered to the model and listed as callable. */
+  isVisible(tool: Tool): boolean {
+    return this.resolveStatic(tool).action !== "deny";
+  }
+
+  /** The full resolution for one call with its cleaned arguments. */
+  async resolve(tool: Tool, args: ToolArgs): Promise<PolicyResolution> {
+    const base = this.resolveStatic(tool);
+    if (base.action === "deny") return base;
+    let result: PolicyResolution = base;
+    if (tool.permissionFn) {
+      const refined = await tool.permissionFn(args, {
+        config: this.config,
+        worktree: this.worktree,
+        base,
+        toolPermission: this.#toolPermission,
+        services: this.services,
+      });
+      result = typeof refined === "string" ? { action: refined, reason: "permission_fn" } : refined;
+    }
+    const pathValue = tool.pathArg ? args[tool.pathArg] : undefined;
+    if (typeof pathValue === "string" && isPathScoped(tool.permission)) {
+      const path = await resolveToolPath(pathValue, this.worktree);
+      result = { ...result, path };
+      if (result.action === "allow" && !isInside(path, this.worktree)) {
+        result = { action: "ask", reason: "outside worktree", path };
+      }
+    }
+    return result;
+  }
+
+  #resolveName(name: string): Resolution | null {
+    if (this.#deny.includes(name)) return { action: "deny", reason: "tools.deny" };
+    if (this.#allow.length && !this.#allow.includes(name)) {
+      return { action: "deny", reason: "tools.allow" };
+    }
+    return null;
+  }
+
+  #categoryAction(key: PermissionKey): Resolution {
+    const value = this.#toolPermission[key];
+    const action: Action = typeof value === "string" ? value : "ask";
+    const reason = this.#modeKeys.has(key) ? `mode ${this.mode}` : `tool_permission.${key}`;
+    return { action, reason };
+  }
+}
+
+/** Read, list and edit tools are judged on where their path points; others are not. */
+function isPathScoped(key: PermissionKey): boolean {
+  return key === "read" || key === "list" || key === "edit";
+}
+
+function baseToolPermission(config: Config): Record<string, Action | string[]> {
+  const table: Record<string, Action | string[]> = {};
+  for (const [name, setting] of config.entries()) {
+    if (name.startsWith("tool_permission.")) {
+      table[name.slice("tool_permission.".length)] = setting.value as Action | string[];
+    }
+  }
+  return table;
+}
+
+/** Every mode name known under this config: built-in and configured. */
+export function modeNames(config: Config): string[] {
+  return [
+    "default",
+    ...new Set([...Object.keys(BUILTIN_MODES), ...Object.keys(config.get("modes"))]),
+  ];
+}
+
+function findMode(config: Config, name: string): ModeSpec {
+  const spec = (config.get("modes") as Record<string, ModeSpec>)[name] ?? BUILTIN_MODES[name];
+  if (!spec) {
+    throw new ConfigError(
+      `Cannot use mode "${name}": no such mode: use one of ${modeNames(config).join(", ")}`,
+    );
+  }
+  return spec;
+}

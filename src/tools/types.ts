@@ -1,0 +1,125 @@
+/**
+ * The tool contract: what a tool declares (spec/tools.md §Registration metadata) and what its
+ * handler receives. Types only; plugins see these through `src/plugins/api.ts`.
+ * @module
+ */
+import type { Config } from "../config/config.ts";
+
+/** Drives the default activity glyph and verb. */
+export type Category = "search" | "read" | "write" | "exec" | "ask" | "todo" | "delegate" | "mcp";
+
+/** The `tool_permission` key that gates a tool. */
+export type PermissionKey = "read" | "list" | "edit" | "bash" | "web" | "mcp" | "ask" | "delegate";
+
+/** A policy action: run, confirm first, or refuse. */
+export type Action = "allow" | "ask" | "deny";
+
+/** A plain JSON Schema object, as the model sees it (TypeBox schemas are these too). */
+export type JsonSchema = { readonly [key: string]: unknown };
+
+/** Arguments after validation: declared keys only, no nulls. */
+export type ToolArgs = Record<string, unknown>;
+
+/** An action with the reason that decided it, e.g. `tool_permission.bash`. */
+export interface Resolution {
+  action: Action;
+  reason: string;
+}
+
+/** What a `permissionFn` may look at besides the arguments. */
+export interface PermissionContext {
+  config: Config;
+  worktree: string;
+  /** The action and reason before the function refines it (never `deny`). */
+  base: Resolution;
+  /** The effective `tool_permission` table, mode applied (e.g. `bash_allow`). */
+  toolPermission: Readonly<Record<string, Action | readonly string[]>>;
+  /** Services registered by the host (delegate's agent types). */
+  services: Readonly<Record<string, unknown>>;
+}
+
+/** An extra tool name; `args` are preset arguments (`git_status` → `{subcommand: "status"}`). */
+export interface ToolAlias {
+  name: string;
+  args: ToolArgs;
+}
+
+/** A question a tool routes to the human or the lead agent (the `ask` tool). */
+export interface AskRequest {
+  question: string;
+  context?: string;
+  options?: string[];
+  target: "human" | "lead";
+}
+
+/** The answer to an {@link AskRequest}; `null` when no one can answer. */
+export type AskAnswer = string | null;
+
+/**
+ * What a handler receives besides its arguments. The model never sees it (the seed's `_config`).
+ */
+export interface ToolContext {
+  /** The effective configuration (mode applied). */
+  config: Config;
+  /** Absolute, symlink-resolved worktree root. */
+  worktree: string;
+  /** Aborted when the turn is cancelled (Ctrl-C, SIGTERM, timeout). */
+  signal: AbortSignal;
+  /**
+   * Resolves a model-given path against the worktree (`~`, `..` and symlinks resolved) and
+   * checks that the Deno process may access it; throws an error naming the missing flag.
+   */
+  resolvePath(path: string, access?: "read" | "write"): Promise<string>;
+  /** Routes a question to the human or the lead; `null` when no one can answer. */
+  ask(request: AskRequest): Promise<AskAnswer>;
+  /** Services registered by the host (delegate's agent runner); keyed by name. */
+  services: Readonly<Record<string, unknown>>;
+}
+
+/** A tool's implementation: validated arguments in, the result text out. */
+export type ToolHandler<A = ToolArgs> = (args: A, ctx: ToolContext) => string | Promise<string>;
+
+/** Everything a tool declares besides its handler (spec/tools.md §Registration metadata). */
+export interface ToolSpec<P extends JsonSchema = JsonSchema> {
+  name: string;
+  description: string;
+  parameters: P;
+  category: Category;
+  permission: PermissionKey;
+  /** Refines a non-deny action from the current arguments (e.g. delegate per agent type). */
+  permissionFn?: (
+    args: ToolArgs,
+    ctx: PermissionContext,
+  ) => Resolution | Action | Promise<Resolution | Action>;
+  /** Which parameter is a filesystem path, for worktree scope checks. */
+  pathArg?: string;
+  /** Which argument appears in activity lines and confirm labels. */
+  keyArg?: string;
+  glyph?: string;
+  verb?: string;
+  /** First line: the `[tool: …]` oneliner; further lines: dimmed detail (e.g. a diff). */
+  status?: (args: ToolArgs, ctx: ToolContext) => string | Promise<string>;
+  /** Print the result dimmed below the activity line (run_command). */
+  echo?: boolean;
+  /** Short label for /help listings. */
+  short?: string;
+  /** Extra names resolving to this tool, never advertised. */
+  aliases?: readonly (string | ToolAlias)[];
+  /** Caller-side parameter synonyms: `{ query: "pattern" }`. */
+  paramAliases?: Readonly<Record<string, string>>;
+  /** Whether a result is a soft one-line note such as `(empty file)`. */
+  note?: (result: string) => boolean;
+  /** The argument holding a query that `query_refine` may rewrite. */
+  refine?: string;
+}
+
+/** A registered tool: its spec and handler. */
+export interface Tool extends ToolSpec {
+  handler: ToolHandler;
+}
+
+/** The function-calling schema sent to a provider. */
+export interface ToolSchema {
+  type: "function";
+  function: { name: string; description: string; parameters: JsonSchema };
+}

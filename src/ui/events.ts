@@ -1,0 +1,72 @@
+/**
+ * The one event vocabulary from the engine to every renderer (stream-json names of DESIGN.md
+ * §4), and the Sink the engine reports through. Types only: renderers and the engine share it.
+ * @module
+ */
+import type { Usage } from "../providers/types.ts";
+import type { Action, AskRequest } from "../tools/types.ts";
+
+/** How a turn ended. */
+export type TurnStatus = "ok" | "error" | "cancelled" | "truncated" | "max_rounds";
+
+/** A person's or a flag's decision on an ask-gated call. */
+export type Decision = "granted" | "declined" | "denied";
+
+/** Display data for an activity line (`← Read README.md [offset=2]`); renderers style it. */
+export interface Activity {
+  /** Null when the category has no glyph: render the `[tool: key]` oneliner. */
+  glyph: string | null;
+  verb: string;
+  /** The key argument's value, or "" when the tool declares none. */
+  key: string;
+  /** The other arguments the model passed, rendered as `[k=v, …]` by glyph_params. */
+  params: Record<string, unknown>;
+  /** The tool's `status` block: first line the oneliner, the rest dimmed detail. */
+  status?: string;
+  /** Print the result dimmed below the line (run_command). */
+  echo: boolean;
+}
+
+/** Everything the engine reports, one discriminated union on `type`. */
+export type TurnEvent =
+  | { type: "session"; id: string }
+  | { type: "thinking"; delta: string }
+  | { type: "text"; delta: string }
+  | {
+    type: "tool_call";
+    id: string;
+    name: string;
+    arguments: Record<string, unknown>;
+    activity: Activity;
+  }
+  | { type: "permission"; tool: string; action: Action; decision: Decision; reason: string }
+  | {
+    type: "tool_result";
+    id: string;
+    name: string;
+    output: string;
+    is_error: boolean;
+    /** A soft one-line note such as `(empty file)` (the tool's `note` predicate). */
+    is_note: boolean;
+  }
+  | { type: "note"; message: string }
+  | { type: "error"; code: string; message: string }
+  | { type: "turn_end"; status: TurnStatus; usage: Usage };
+
+/** A confirmation request for an ask-gated tool call. */
+export interface ConfirmRequest {
+  tool: string;
+  activity: Activity;
+  reason: string;
+}
+
+/** The answer to a confirmation: `cancel` cancels the whole turn. */
+export type ConfirmAnswer = "yes" | "no" | "cancel";
+
+/** Where the engine reports; only `confirm` and `ask` return a value. */
+export interface Sink {
+  emit(event: TurnEvent): void;
+  confirm(request: ConfirmRequest): Promise<ConfirmAnswer>;
+  /** `null` when no person can answer (headless). */
+  ask(request: AskRequest & { from?: string }): Promise<string | null>;
+}

@@ -1,0 +1,128 @@
+/**
+ * Test helpers: a real temporary worktree, and running a tool through the real registry and
+ * policy exactly as `/tool` does.
+ * @module
+ */
+import { dirname, join } from "node:path";
+import { Config, type ConfigKey, loadConfig } from "../../src/config/mod.ts";
+import { createRegistry } from "../../src/plugins/mod.ts";
+import {
+  createToolContext,
+  type HeadlessAnswer,
+  type InvokeOutcome,
+  invokeTool,
+  type PermissionRecord,
+  ToolPolicy,
+  type ToolRegistry,
+} from "../../src/tools/mod.ts";
+import type { ConfirmAnswer, Sink, TurnEvent } from "../../src/ui/events.ts";
+
+/** A temporary worktree directory, removed on dispose. */
+export interface TempWorktree extends AsyncDisposable {
+  /** Absolute, symlink-resolved path. */
+  path: string;
+  /** Writes a file relative to the worktree, creating parents. */
+  write(relative: string, content: string | Uint8Array): Promise<void>;
+  /** Reads a file relative to the worktree. */
+  read(relative: string): Promise<string>;
+}
+
+/** Creates a worktree holding `files` (relative path → content). */
+export async function tempWorktree(
+  files: Record<string, string | Uint8Array> = {},
+): Promise<TempWorktree> {
+  const path = await Deno.realPath(await Deno.makeTempDir({ prefix: "replio_wt_" }));
+  const write = async (relative: string, content: string | Uint8Array) => {
+    const file = join(path, relative);
+    await Deno.mkdir(dirname(file), { recursive: true });
+    if (typeof content === "string") await Deno.writeTextFile(file, content);
+    else await Deno.writeFile(file, content);
+  };
+  for (const [relative, content] of Object.entries(files)) await write(relative, content);
+  return {
+    path,
+    write,
+    read: (relative) => Deno.readTextFile(join(path, relative)),
+    async [Symbol.asyncDispose]() {
+      await Deno.remove(path, { recursive: true });
+    },
+  };
+}
+
+/** A sink that records events and answers confirmations from a script. */
+export class RecordingSink implements Sink {
+  readonly events: TurnEvent[] = [];
+  readonly confirmations: string[] = [];
+  constructor(private readonly answers: ConfirmAnswer[] = []) {}
+  emit(event: TurnEvent): void {
+    this.events.push(event);
+  }
+  confirm(request: { tool: string }): Promise<ConfirmAnswer> {
+    this.confirmations.push(request.tool);
+    return Promise.resolve(this.answers.shift() ?? "no");
+  }
+  ask(): Promise<string | null> {
+    return Promise.resolve(null);
+  }
+}
+
+/** Options for {@link runTool}. */
+export interface RunToolOptions {
+  /** Config values over the defaults (no files are read). */
+  config?: Partial<Record<ConfigKey, unknown>>;
+  mode?: string;
+  /** Headless answer for ask-gated calls; default "yes" so tests exercise the tool itself. */
+  headless?: HeadlessAnswer;
+  sink?: Sink;
+  registry?: ToolRegistry;
+  signal?: AbortSignal;
+  audit?: PermissionRecord[];
+}
+
+/** Runs one tool through policy and registry in `wt`; returns the whole outcome. */
+export async function invokeInWorktree(
+  wt: { path: string },
+  name: string,
+  args: unknown,
+  options: RunToolOptions = {},
+): Promise<InvokeOutcome> {
+  const config = options.config
+    ? await loadConfig({
+      worktree: wt.path,
+      paths: { global: null, local: join(wt.path, ".replio", "no-such-config.yaml") },
+      flags: options.config,
+    })
+    : Config.defaults();
+  const registry = options.registry ?? createRegistry();
+  const policy = new ToolPolicy({
+    config,
+    worktree: wt.path,
+    mode: options.mode,
+    headless: options.headless ?? "yes",
+  });
+  const ctx = createToolContext({
+    config,
+    worktree: wt.path,
+    signal: options.signal ?? new AbortController().signal,
+  });
+  return await invokeTool(
+    {
+      registry,
+      policy,
+      ctx,
+      sink: options.sink ?? new RecordingSink(),
+      audit: (r) => options.audit?.push(r),
+    },
+    { id: "call_1", name, arguments: args },
+  );
+}
+
+/** Runs one tool and returns the text the model would get. */
+export async function runTool(
+  wt: { path: string },
+  name: string,
+  args: unknown,
+  options: RunToolOptions = {},
+): Promise<string> {
+  return (await invokeInWorktree(wt, name, args, options)).output;
+}
