@@ -39,7 +39,8 @@ export async function openWorkspace(options: WorkspaceOptions): Promise<Workspac
   return { worktree, config, registry, policy };
 }
 
-async function resolveWorktree(path: string | undefined): Promise<string> {
+/** The worktree: `--path` or the current directory, symlinks resolved; exit 2 when missing. */
+export async function resolveWorktree(path: string | undefined): Promise<string> {
   const target = resolve(path ?? Deno.cwd());
   try {
     const real = await Deno.realPath(target);

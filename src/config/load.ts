@@ -97,11 +97,25 @@ export async function readConfigFile(file: string): Promise<Record<string, unkno
     if (error instanceof Deno.errors.NotCapable) return {};
     throw error;
   }
+  return parseConfigText(text, file);
+}
+
+/**
+ * Parses the YAML text of a config file into validated dotted keys; `file` names it in errors.
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(parseConfigText("tools: {deny: [bash]}", "x.yaml"), { "tools.deny": ["bash"] });
+ * ```
+ */
+export function parseConfigText(text: string, file: string): Record<string, unknown> {
   let document: unknown;
   try {
     document = parseYaml(text);
   } catch (error) {
-    const detail = error instanceof Error ? error.message.split("\n")[0] : String(error);
+    // The yaml package puts a code excerpt after the first line; the first says it all.
+    const detail = (error instanceof Error ? error.message : String(error)).split("\n")[0]!
+      .trim().replace(/:$/, "");
     throw new ConfigError(`Cannot load ${file}: invalid YAML: ${detail}: fix the file's syntax`);
   }
   if (document === null || document === undefined) return {};
@@ -148,18 +162,32 @@ export function flattenConfig(
 
 /** Throws a {@link ConfigError} unless `value` fits the key's schema. */
 export function validateValue(name: string, value: unknown, where: string): void {
+  const problem = valueProblem(name, value);
+  if (problem) throw new ConfigError(`Cannot load ${where}: ${problem}`);
+}
+
+/**
+ * What is wrong with `value` for key `name` (unknown key, or what the schema expected), or
+ * null when it fits.
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * assert.equal(valueProblem("max_rounds", 5), null);
+ * assert.equal(
+ *   valueProblem("max_rounds", "ten"),
+ *   '"max_rounds" must be an integer >= 1, got "ten": see docs/config.md',
+ * );
+ * ```
+ */
+export function valueProblem(name: string, value: unknown): string | null {
   const spec = CONFIG_KEYS[name as ConfigKey];
-  if (!spec) {
-    throw new ConfigError(`Cannot load ${where}: unknown key "${name}"${suggestKey(name)}`);
-  }
-  if (Value.Check(spec.schema, value)) return;
+  if (!spec) return `unknown key "${name}"${suggestKey(name)}`;
+  if (Value.Check(spec.schema, value)) return null;
   const first = Value.Errors(spec.schema, value).First();
   const at = first && first.path ? ` at "${first.path}"` : "";
-  throw new ConfigError(
-    `Cannot load ${where}: "${name}"${at} must be ${describeSchema(spec.schema)}, got ${
-      JSON.stringify(value)
-    }: see docs/config.md`,
-  );
+  return `"${name}"${at} must be ${describeSchema(spec.schema)}, got ${
+    JSON.stringify(value)
+  }: see docs/config.md`;
 }
 
 function hasKeysUnder(prefix: string): boolean {

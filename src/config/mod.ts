@@ -10,13 +10,22 @@ export {
   type KeySpec,
   type Origin,
 } from "./defaults.ts";
+export {
+  type KeyPath,
+  parseCliValue,
+  setConfigValue,
+  splitKeyPath,
+  unsetConfigValue,
+} from "./config_file.ts";
 export { describeSchema } from "./describe_schema.ts";
 export {
   type ConfigPaths,
   configPaths,
   flattenConfig,
   loadConfig,
+  parseConfigText,
   readConfigFile,
   suggestKey,
   validateValue,
+  valueProblem,
 } from "./load.ts";

@@ -1,0 +1,123 @@
+/**
+ * `replio config get|set|unset [KEY [VALUE]] [--global] [--show-origin]`: reads the merged
+ * configuration and edits the local (or global) YAML file, keeping its comments.
+ * @module
+ */
+import {
+  type Config,
+  type ConfigKey,
+  configPaths,
+  loadConfig,
+  parseCliValue,
+  readConfigFile,
+  setConfigValue,
+  type Setting,
+  splitKeyPath,
+  unsetConfigValue,
+} from "../config/mod.ts";
+import { EXIT, UsageError } from "./errors.ts";
+import { resolveWorktree } from "./workspace.ts";
+
+/** Options of `replio config`. */
+export interface ConfigCommandOptions {
+  global?: boolean;
+  showOrigin?: boolean;
+  path?: string;
+}
+
+/** Runs one config action; exit 0, or 1 when `get`/`unset` finds no such value. */
+export async function runConfigCommand(
+  action: string,
+  key: string | undefined,
+  value: string | undefined,
+  options: ConfigCommandOptions,
+): Promise<number> {
+  const worktree = await resolveWorktree(options.path);
+  const paths = configPaths(worktree);
+  const file = options.global ? paths.global : paths.local;
+  if (file === null) {
+    throw new UsageError(
+      "Cannot use --global: neither XDG_CONFIG_HOME nor HOME can be read: run replio with --allow-env",
+    );
+  }
+  switch (action) {
+    case "get":
+      if (value !== undefined) throw usage(`"get" takes one key, got also "${value}"`);
+      return await printConfig(
+        options.global ? await globalOnly(file) : await loadConfig({ worktree }),
+        key,
+        options.showOrigin ?? false,
+      );
+    case "set": {
+      if (key === undefined || value === undefined) throw usage(`"set" needs a key and a value`);
+      await setConfigValue(file, key, parseCliValue(key, value, file));
+      return EXIT.ok;
+    }
+    case "unset": {
+      if (key === undefined || value !== undefined) throw usage(`"unset" takes one key`);
+      if (await unsetConfigValue(file, key)) return EXIT.ok;
+      await writeErr(`replio: "${key}" is not set in ${file}\n`);
+      return EXIT.failed;
+    }
+    default:
+      throw usage(`unknown action "${action}"`);
+  }
+}
+
+function usage(problem: string): UsageError {
+  return new UsageError(
+    `Cannot run config: ${problem}: use get [KEY], set KEY VALUE or unset KEY`,
+  );
+}
+
+/** The global file's own values, shown by `get --global` (defaults left out). */
+async function globalOnly(file: string): Promise<Map<ConfigKey, Setting>> {
+  const values = await readConfigFile(file);
+  return new Map(
+    Object.entries(values).map(([k, v]) => [k as ConfigKey, { value: v, origin: "global", file }]),
+  );
+}
+
+async function printConfig(
+  source: Config | Map<ConfigKey, Setting>,
+  name: string | undefined,
+  showOrigin: boolean,
+): Promise<number> {
+  const entries = source instanceof Map ? [...source.entries()] : source.entries();
+  const originOf = (s: Setting) =>
+    showOrigin ? `${s.file ? `${s.origin}:${s.file}` : s.origin}\t` : "";
+  if (name === undefined) {
+    const lines = entries.map(([k, s]) => `${originOf(s)}${k} = ${JSON.stringify(s.value)}\n`);
+    await writeOut(lines.join(""));
+    return EXIT.ok;
+  }
+  const { key, rest } = splitKeyPath(name, `Cannot get "${name}"`);
+  const setting = entries.find(([k]) => k === key)?.[1];
+  let value = setting?.value;
+  for (const part of rest) {
+    value = isRecord(value) ? value[part] : undefined;
+  }
+  if (setting === undefined || value === undefined) {
+    await writeErr(`replio: "${name}" is not set\n`);
+    return EXIT.failed;
+  }
+  await writeOut(`${originOf(setting)}${formatValue(value)}\n`);
+  return EXIT.ok;
+}
+
+/** Strings print bare so scripts can use them; everything else prints as JSON. */
+function formatValue(value: unknown): string {
+  return typeof value === "string" ? value : JSON.stringify(value);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+async function writeOut(text: string): Promise<void> {
+  await Deno.stdout.write(new TextEncoder().encode(text));
+}
+
+async function writeErr(text: string): Promise<void> {
+  await Deno.stderr.write(new TextEncoder().encode(text));
+}
