@@ -1,0 +1,367 @@
+/**
+ * The tool loop (spec/tools.md §The tool loop): stream a reply, run its tool calls through the
+ * policy and the registry, feed the results back, and repeat until the model answers. The
+ * engine reports through a Sink and writes the session; it never prints.
+ * @module
+ */
+import type { Config } from "../config/mod.ts";
+import type { ChatMessage, Provider, ToolCall, Usage } from "../providers/types.ts";
+import {
+  createToolContext,
+  invokeTool,
+  type PermissionRecord,
+  type ToolContext,
+  type ToolPolicy,
+  type ToolRegistry,
+} from "../tools/mod.ts";
+import type { AskAnswer, AskRequest } from "../tools/types.ts";
+import type { Sink, TurnEvent, TurnStatus } from "../ui/events.ts";
+import { compactHistory } from "./compaction.ts";
+import { analyseResult, refineArguments } from "./model_helpers.ts";
+import { buildSystemPrompt } from "./system_prompt.ts";
+import type { TurnLog } from "./turn_log.ts";
+import { emptyUsage, type TurnResult, type TurnToolCall } from "./turn_result.ts";
+
+/** What an {@link Agent} works with. */
+export interface AgentOptions {
+  provider: Provider;
+  registry: ToolRegistry;
+  policy: ToolPolicy;
+  config: Config;
+  session: TurnLog;
+  sink: Sink;
+  /** Rounds per turn; defaults to config `max_rounds`. */
+  maxRounds?: number | undefined;
+  /** The agent type's prompt, for sub-agents. */
+  agentPrompt?: string | undefined;
+  /** Routes the ask tool; defaults to the sink (the human). */
+  ask?: ((request: AskRequest) => Promise<AskAnswer>) | undefined;
+  /** Host services for tools (delegate's runner). */
+  services?: Readonly<Record<string, unknown>> | undefined;
+}
+
+/** One model round's reply. */
+interface Reply {
+  text: string;
+  thinking: string;
+  calls: ToolCall[];
+  usage: Usage | null;
+  finish: string;
+  error: { code: string; message: string } | null;
+}
+
+/** Runs turns against one session. */
+export class Agent {
+  readonly #options: AgentOptions;
+  #history: ChatMessage[];
+
+  constructor(options: AgentOptions) {
+    this.#options = options;
+    this.#history = options.session.history();
+  }
+
+  /** The conversation so far (without the system prompt). */
+  get history(): readonly ChatMessage[] {
+    return this.#history;
+  }
+
+  /** Runs one user turn to completion, cancellation, error or the round limit. */
+  async runTurn(prompt: string, signal: AbortSignal): Promise<TurnResult> {
+    const { config, provider, session, policy, registry } = this.#options;
+    const started = performance.now();
+    const result = newResult(provider.model, session.id);
+    const sink = observingSink(this.#options.sink, result);
+    const ctx = this.#toolContext(signal);
+    await session.append({ type: "turn_start", prompt });
+    await this.#record({ role: "user", content: prompt });
+    const system = await buildSystemPrompt({
+      config,
+      worktree: policy.worktree,
+      mode: policy.mode,
+      modeInstructions: policy.modeInstructions,
+      ...(this.#options.agentPrompt ? { agentPrompt: this.#options.agentPrompt } : {}),
+    });
+    const tools = config.get("tool_calling") ? registry.schemas((t) => policy.isVisible(t)) : [];
+    const maxRounds = this.#options.maxRounds ?? config.get("max_rounds");
+    let status: TurnStatus = "max_rounds";
+    while (result.rounds < maxRounds) {
+      result.rounds++;
+      const reply = await this.#streamRound(
+        [{ role: "system", content: system }, ...this.#history],
+        tools,
+        signal,
+        sink,
+      );
+      addUsage(result.usage, reply.usage);
+      result.content += reply.text;
+      result.thinking += reply.thinking;
+      if (reply.text || reply.thinking || reply.calls.length) {
+        await this.#record({
+          role: "assistant",
+          content: reply.text || null,
+          ...(reply.calls.length ? { tool_calls: reply.calls } : {}),
+          ...(reply.thinking ? { reasoning: reply.thinking } : {}),
+        });
+      }
+      if (reply.error) {
+        await this.#reportError(reply.error, sink, result);
+        status = "error";
+        break;
+      }
+      if (signal.aborted) {
+        await this.#skipCalls(reply.calls, sink);
+        status = "cancelled";
+        break;
+      }
+      if (reply.calls.length === 0) {
+        status = reply.finish === "length" ? "truncated" : "ok";
+        break;
+      }
+      if (await this.#runCalls(reply.calls, ctx, sink, result)) {
+        status = "cancelled";
+        break;
+      }
+      await this.#compactIfNeeded(reply.usage, signal, sink);
+    }
+    result.status = status;
+    result.duration_ms = Math.round(performance.now() - started);
+    sink.emit({ type: "turn_end", status, usage: result.usage });
+    await session.append({ type: "turn_end", status, usage: result.usage });
+    return result;
+  }
+
+  /** Summarises older turns now (`/compact`); returns the summary or null when too short. */
+  async compact(signal: AbortSignal): Promise<string | null> {
+    const compacted = await compactHistory({
+      history: this.#history,
+      provider: this.#options.provider,
+      signal,
+    });
+    if (!compacted) return null;
+    this.#history = compacted.history;
+    await this.#options.session.append({
+      type: "compaction",
+      summary: compacted.summary,
+      kept: compacted.kept,
+    });
+    return compacted.summary;
+  }
+
+  async #streamRound(
+    messages: ChatMessage[],
+    tools: ReturnType<ToolRegistry["schemas"]>,
+    signal: AbortSignal,
+    sink: Sink,
+  ): Promise<Reply> {
+    const reply: Reply = {
+      text: "",
+      thinking: "",
+      calls: [],
+      usage: null,
+      finish: "stop",
+      error: null,
+    };
+    for await (const event of this.#options.provider.chat({ messages, tools, signal })) {
+      switch (event.type) {
+        case "thinking":
+          reply.thinking += event.delta;
+          sink.emit(event);
+          break;
+        case "text":
+          reply.text += event.delta;
+          sink.emit(event);
+          break;
+        case "tool_calls":
+          reply.calls.push(...event.calls);
+          break;
+        case "usage":
+          reply.usage = event.usage;
+          break;
+        case "done":
+          reply.finish = event.reason;
+          break;
+        case "error":
+          reply.error = { code: event.code, message: event.message };
+          break;
+      }
+    }
+    // A cancelled or failed stream may have delivered calls it never finished: drop them.
+    if (signal.aborted || reply.error) reply.calls = [];
+    return reply;
+  }
+
+  /** Runs each call; returns true when the turn was cancelled on the way. */
+  async #runCalls(
+    calls: ToolCall[],
+    ctx: ToolContext,
+    sink: Sink,
+    result: TurnResult,
+  ): Promise<boolean> {
+    const { registry, policy, provider, config, session } = this.#options;
+    for (const [index, call] of calls.entries()) {
+      if (ctx.signal.aborted) {
+        await this.#skipCalls(calls.slice(index), sink);
+        return true;
+      }
+      const args = await refineArguments({
+        call,
+        registry,
+        config,
+        provider,
+        history: this.#history,
+        signal: ctx.signal,
+        sink,
+      });
+      const outcome = await invokeTool({
+        registry,
+        policy,
+        ctx,
+        sink,
+        audit: (record) => this.#audit(record, result),
+      }, { id: call.id, name: call.function.name, arguments: args });
+      await this.#record({
+        role: "tool",
+        tool_call_id: call.id,
+        name: call.function.name,
+        content: outcome.output,
+      });
+      if (config.get("tool_analysis") && !ctx.signal.aborted) {
+        const text = await analyseResult({
+          call,
+          output: outcome.output,
+          provider,
+          signal: ctx.signal,
+        });
+        if (text) await session.append({ type: "analysis", tool_call_id: call.id, text });
+      }
+      if (outcome.cancelled || ctx.signal.aborted) {
+        await this.#skipCalls(calls.slice(index + 1), sink);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Calls that will not run still get their one result, so the history stays valid. */
+  async #skipCalls(calls: ToolCall[], sink: Sink): Promise<void> {
+    for (const call of calls) {
+      const output = "Error: cancelled by the user before this tool ran";
+      sink.emit({
+        type: "tool_call",
+        id: call.id,
+        name: call.function.name,
+        arguments: {},
+        activity: { glyph: null, verb: call.function.name, key: "", params: {}, echo: false },
+      });
+      sink.emit({
+        type: "tool_result",
+        id: call.id,
+        name: call.function.name,
+        output,
+        is_error: true,
+        is_note: false,
+      });
+      await this.#record({
+        role: "tool",
+        tool_call_id: call.id,
+        name: call.function.name,
+        content: output,
+      });
+    }
+  }
+
+  async #compactIfNeeded(usage: Usage | null, signal: AbortSignal, sink: Sink): Promise<void> {
+    const { config } = this.#options;
+    const limit = config.get("compact_threshold") * config.get("context_window");
+    if (!usage || usage.prompt_tokens <= limit || signal.aborted) return;
+    const summary = await this.compact(signal);
+    if (summary) {
+      sink.emit({
+        type: "note",
+        message: `context compacted: ${usage.prompt_tokens} prompt tokens passed ${
+          Math.round(limit)
+        }`,
+      });
+    }
+  }
+
+  async #record(message: ChatMessage): Promise<void> {
+    this.#history.push(message);
+    await this.#options.session.append({ type: "message", message });
+  }
+
+  async #audit(record: PermissionRecord, result: TurnResult): Promise<void> {
+    result.permissions.push(record);
+    await this.#options.session.append({ type: "permission", ...record });
+  }
+
+  async #reportError(
+    error: { code: string; message: string },
+    sink: Sink,
+    result: TurnResult,
+  ): Promise<void> {
+    result.errors.push(error);
+    sink.emit({ type: "error", ...error });
+    await this.#options.session.append({ type: "error", ...error });
+  }
+
+  #toolContext(signal: AbortSignal): ToolContext {
+    const { config, policy, sink, services } = this.#options;
+    return createToolContext({
+      config,
+      worktree: policy.worktree,
+      signal,
+      ask: this.#options.ask ?? ((request) => sink.ask(request)),
+      services: services ?? {},
+    });
+  }
+}
+
+function newResult(model: string, session: string): TurnResult {
+  return {
+    status: "ok",
+    content: "",
+    thinking: "",
+    tool_calls: [],
+    permissions: [],
+    errors: [],
+    usage: emptyUsage(),
+    model,
+    session,
+    rounds: 0,
+    duration_ms: 0,
+  };
+}
+
+function addUsage(total: Usage, round: Usage | null): void {
+  if (!round) return;
+  total.prompt_tokens += round.prompt_tokens;
+  total.completion_tokens += round.completion_tokens;
+  total.total_tokens += round.total_tokens;
+}
+
+/** Forwards events and fills the result's tool_calls from tool_call/tool_result pairs. */
+function observingSink(inner: Sink, result: TurnResult): Sink {
+  const pending = new Map<string, TurnToolCall>();
+  return {
+    emit(event: TurnEvent) {
+      if (event.type === "tool_call") {
+        const entry = {
+          id: event.id,
+          name: event.name,
+          arguments: event.arguments,
+          output: "",
+          is_error: false,
+        };
+        pending.set(event.id, entry);
+        result.tool_calls.push(entry);
+      } else if (event.type === "tool_result") {
+        const entry = pending.get(event.id);
+        if (entry) Object.assign(entry, { output: event.output, is_error: event.is_error });
+      }
+      inner.emit(event);
+    },
+    confirm: (request) => inner.confirm(request),
+    ask: (request) => inner.ask(request),
+  };
+}
