@@ -19,6 +19,7 @@ export type {
   ToolHandler,
   ToolSpec,
 } from "../tools/types.ts";
+export * from "./run_process.ts";
 
 /** A tool as a plugin exports it: its spec and its handler. */
 export interface PluginTool {

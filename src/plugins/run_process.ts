@@ -1,0 +1,356 @@
+/**
+ * Runs a shell command for a plugin (run_command, code_test, …) the one safe way: its own process
+ * group, stdin closed, stdout and stderr merged in order, a timeout and the turn's AbortSignal
+ * ending the whole group, and output kept as head and tail with an exact count of dropped lines.
+ * @module
+ */
+
+/** Lines kept from the start of long output: how the command began (what it ran, warnings). */
+export const HEAD_LINES = 100;
+/** Lines kept from the end of long output: errors and summaries land last. */
+export const TAIL_LINES = 100;
+/**
+ * Characters kept of one line; with the head and tail sizes this keeps a full result under the
+ * default `tool_max_result_chars`, so the registry's cap never cuts the tail off.
+ */
+export const MAX_LINE_CHARS = 400;
+/** Time between SIGTERM and SIGKILL: long enough for a test runner to clean up. */
+export const KILL_GRACE_MS = 2_000;
+/**
+ * How long output is still read after the command exits: a background process (`server &`)
+ * may keep the pipe open forever, and the result must not wait for it.
+ */
+const DRAIN_MS = 500;
+/** How often a killed group is checked for survivors. */
+const POLL_MS = 20;
+
+/** Bash re-execs itself with stderr on the stdout pipe, so both arrive in the order written. */
+const MERGE_SCRIPT = 'exec 2>&1; exec bash -c "$1"';
+
+/** Options for {@link runProcess}. */
+export interface RunProcessOptions {
+  /** Bash source, run as `bash -c`. */
+  command: string;
+  /** Absolute working directory. */
+  cwd: string;
+  /** The process group is killed after this many milliseconds. */
+  timeoutMs: number;
+  /** Aborting kills the process group (the turn's `ctx.signal`). */
+  signal?: AbortSignal;
+  /** Extra environment variables over the inherited ones. */
+  env?: Record<string, string>;
+  /** Lines kept from the start; default {@link HEAD_LINES}. */
+  headLines?: number;
+  /** Lines kept from the end; default {@link TAIL_LINES}. */
+  tailLines?: number;
+}
+
+/** How a command ended and what it printed. */
+export interface ProcessResult {
+  /** The exit code; `null` when a signal ended it. */
+  exitCode: number | null;
+  /** The signal that ended the command, if any. */
+  signal: Deno.Signal | null;
+  /** Whether the timeout killed it. */
+  timedOut: boolean;
+  /** Whether the AbortSignal killed it (or it never started because it was already aborted). */
+  cancelled: boolean;
+  /** Merged stdout and stderr, head and tail kept (see {@link keepHeadTail}). */
+  output: string;
+  /** Lines dropped between head and tail. */
+  omittedLines: number;
+  durationMs: number;
+  /** The timeout it ran under, for messages such as `timed out after 5s`. */
+  timeoutMs: number;
+}
+
+/** Runs `command` under `bash -c` in its own process group and collects its output. */
+export async function runProcess(options: RunProcessOptions): Promise<ProcessResult> {
+  const started = performance.now();
+  const lines = new LineCollector(
+    options.headLines ?? HEAD_LINES,
+    options.tailLines ?? TAIL_LINES,
+  );
+  const finish = (
+    fields: Pick<ProcessResult, "exitCode" | "signal" | "timedOut" | "cancelled">,
+  ) => {
+    const kept = lines.finish();
+    return {
+      ...fields,
+      output: kept.text,
+      omittedLines: kept.omittedLines,
+      durationMs: Math.round(performance.now() - started),
+      timeoutMs: options.timeoutMs,
+    };
+  };
+  if (options.signal?.aborted) {
+    return finish({ exitCode: null, signal: null, timedOut: false, cancelled: true });
+  }
+
+  // setsid makes bash a session and group leader (pid = pgid): one kill reaches every child.
+  const child = new Deno.Command("setsid", {
+    args: ["bash", "-c", MERGE_SCRIPT, "bash", options.command],
+    cwd: options.cwd,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "null",
+    ...(options.env ? { env: options.env } : {}),
+  }).spawn();
+
+  let timedOut = false;
+  let cancelled = false;
+  let ending: Promise<void> | undefined;
+  const stop = (why: "timeout" | "abort") => {
+    if (ending) return;
+    if (why === "timeout") timedOut = true;
+    else cancelled = true;
+    ending = endGroup(child.pid);
+  };
+  const timer = setTimeout(() => stop("timeout"), options.timeoutMs);
+  const onAbort = () => stop("abort");
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+
+  const reader = child.stdout.getReader();
+  const reading = readAll(reader, lines);
+  try {
+    const status = await child.status;
+    clearTimeout(timer);
+    await ending;
+    const drained = await Promise.race([reading.then(() => true), delay(DRAIN_MS, false)]);
+    if (!drained) await reader.cancel();
+    await reading;
+    return finish({
+      exitCode: status.signal ? null : status.code,
+      signal: status.signal,
+      timedOut,
+      cancelled,
+    });
+  } finally {
+    clearTimeout(timer);
+    options.signal?.removeEventListener("abort", onAbort);
+  }
+}
+
+/** SIGTERM to the group, SIGKILL to whatever survives the grace period. */
+async function endGroup(pgid: number): Promise<void> {
+  signalGroup(pgid, "SIGTERM");
+  if (await waitGroupGone(pgid, KILL_GRACE_MS)) return;
+  signalGroup(pgid, "SIGKILL");
+  await waitGroupGone(pgid, KILL_GRACE_MS);
+}
+
+/** Sends `signal` to every process of the group; false when none is left. */
+function signalGroup(pgid: number, signal: Deno.Signal | 0): boolean {
+  try {
+    // Signal 0 only probes; Deno's type has no 0, but kill(2) accepts it.
+    Deno.kill(-pgid, signal as Deno.Signal);
+    return true;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return false;
+    throw error;
+  }
+}
+
+async function waitGroupGone(pgid: number, timeoutMs: number): Promise<boolean> {
+  const deadline = performance.now() + timeoutMs;
+  while (performance.now() < deadline) {
+    if (!(await hasLiveMembers(pgid))) return true;
+    await delay(POLL_MS, undefined);
+  }
+  return !(await hasLiveMembers(pgid));
+}
+
+/**
+ * Whether a process of the group still runs. Killed orphans stay zombies until init reaps them
+ * (seconds in some containers), and kill(2) counts zombies, so Linux's /proc is read instead.
+ */
+async function hasLiveMembers(pgid: number): Promise<boolean> {
+  if (!signalGroup(pgid, 0)) return false;
+  let entries;
+  try {
+    entries = await Array.fromAsync(Deno.readDir("/proc"));
+  } catch (error) {
+    // No /proc here, or no --allow-read for it: trust kill(2), zombies included.
+    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotCapable) {
+      return true;
+    }
+    throw error;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    let stat;
+    try {
+      stat = await Deno.readTextFile(`/proc/${entry.name}/stat`);
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) continue; // exited while we looked
+      throw error;
+    }
+    // "pid (comm) state ppid pgrp …": comm may hold spaces and parentheses.
+    const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (Number(pgrp) === pgid && state !== "Z" && state !== "X") return true;
+  }
+  return false;
+}
+
+async function readAll(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  lines: LineCollector,
+): Promise<void> {
+  const decoder = new TextDecoder();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    lines.push(decoder.decode(value, { stream: true }));
+  }
+  lines.push(decoder.decode());
+}
+
+function delay<T>(ms: number, value: T): Promise<T> {
+  return new Promise((resolve) => setTimeout(() => resolve(value), ms));
+}
+
+/** The marker between head and tail, e.g. `... (1234 lines omitted) ...`. */
+export function omittedMarker(count: number): string {
+  return `... (${count} ${count === 1 ? "line" : "lines"} omitted) ...`;
+}
+
+/** Head and tail of some text, as {@link keepHeadTail} returns them. */
+export interface HeadTail {
+  text: string;
+  omittedLines: number;
+}
+
+/**
+ * Keeps the first `headLines` and last `tailLines` lines of `text` with a marker counting the
+ * lines dropped between them; long lines are cut to {@link MAX_LINE_CHARS}, and a carriage
+ * return without a newline keeps only what follows it, as a terminal shows progress bars.
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(keepHeadTail("1\n2\n3\n4\n5\n", { headLines: 1, tailLines: 2 }), {
+ *   text: "1\n... (2 lines omitted) ...\n4\n5",
+ *   omittedLines: 2,
+ * });
+ * ```
+ */
+export function keepHeadTail(
+  text: string,
+  { headLines = HEAD_LINES, tailLines = TAIL_LINES }: { headLines?: number; tailLines?: number } =
+    {},
+): HeadTail {
+  const lines = new LineCollector(headLines, tailLines);
+  lines.push(text);
+  return lines.finish();
+}
+
+/** Streams text in and keeps head, tail and counts in bounded memory, whatever the volume. */
+class LineCollector {
+  readonly #head: string[] = [];
+  readonly #tail: string[] = [];
+  #omitted = 0;
+  #pending = "";
+  #pendingExtra = 0;
+  /** A chunk ending in `\r` may continue with `\n`: decide when the next chunk arrives. */
+  #heldReturn = false;
+
+  constructor(readonly headLines: number, readonly tailLines: number) {}
+
+  push(text: string): void {
+    if (this.#heldReturn) {
+      text = "\r" + text;
+      this.#heldReturn = false;
+    }
+    if (text.endsWith("\r")) {
+      text = text.slice(0, -1);
+      this.#heldReturn = true;
+    }
+    const separator = /\r\n|\n|\r/g;
+    let from = 0;
+    for (const match of text.matchAll(separator)) {
+      this.#append(text.slice(from, match.index));
+      from = match.index + match[0].length;
+      if (match[0] === "\r") this.#clearPending();
+      else this.#commit();
+    }
+    this.#append(text.slice(from));
+  }
+
+  finish(): HeadTail {
+    if (this.#pending !== "" || this.#pendingExtra > 0) this.#commit();
+    const kept = this.#omitted > 0
+      ? [...this.#head, omittedMarker(this.#omitted), ...this.#tail]
+      : [...this.#head, ...this.#tail];
+    return { text: kept.join("\n"), omittedLines: this.#omitted };
+  }
+
+  #append(segment: string): void {
+    const room = MAX_LINE_CHARS - this.#pending.length;
+    if (segment.length <= room) {
+      this.#pending += segment;
+    } else {
+      this.#pending += segment.slice(0, Math.max(room, 0));
+      this.#pendingExtra += segment.length - Math.max(room, 0);
+    }
+  }
+
+  #clearPending(): void {
+    this.#pending = "";
+    this.#pendingExtra = 0;
+  }
+
+  #commit(): void {
+    const line = this.#pendingExtra > 0
+      ? `${this.#pending} ... (${this.#pendingExtra} chars omitted)`
+      : this.#pending;
+    this.#clearPending();
+    if (this.#head.length < this.headLines) {
+      this.#head.push(line);
+      return;
+    }
+    this.#tail.push(line);
+    if (this.#tail.length > this.tailLines) {
+      this.#tail.shift();
+      this.#omitted++;
+    }
+  }
+}
+
+/**
+ * The first line of a command's result: `exit 0`, `timed out after 5s`, `killed by SIGKILL` or
+ * `cancelled`.
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * const ended = { exitCode: 2, signal: null, timedOut: false, cancelled: false, timeoutMs: 5000 };
+ * assert.equal(describeExit(ended), "exit 2");
+ * assert.equal(describeExit({ ...ended, exitCode: null, timedOut: true }), "timed out after 5s");
+ * ```
+ */
+export function describeExit(
+  result: Pick<ProcessResult, "exitCode" | "signal" | "timedOut" | "cancelled" | "timeoutMs">,
+): string {
+  if (result.timedOut) return `timed out after ${result.timeoutMs / 1000}s`;
+  if (result.cancelled) return "cancelled";
+  if (result.signal) return `killed by ${result.signal}`;
+  return `exit ${result.exitCode}`;
+}
+
+/**
+ * A result as the model reads it: {@link describeExit}, then the output if there is any.
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * const ended = { exitCode: 0, signal: null, timedOut: false, cancelled: false, timeoutMs: 1000 };
+ * assert.equal(formatProcessResult({ ...ended, output: "hi" }), "exit 0\nhi");
+ * assert.equal(formatProcessResult({ ...ended, output: "" }), "exit 0");
+ * ```
+ */
+export function formatProcessResult(
+  result: Pick<
+    ProcessResult,
+    "exitCode" | "signal" | "timedOut" | "cancelled" | "timeoutMs" | "output"
+  >,
+): string {
+  const status = describeExit(result);
+  return result.output === "" ? status : `${status}\n${result.output}`;
+}
