@@ -112,23 +112,25 @@ export async function runProcess(options: RunProcessOptions): Promise<ProcessRes
 
   const reader = child.stdout.getReader();
   const reading = readAll(reader, lines);
-  try {
-    const status = await child.status;
-    clearTimeout(timer);
-    await ending;
-    const drained = await Promise.race([reading.then(() => true), delay(DRAIN_MS, false)]);
-    if (!drained) await reader.cancel();
-    await reading;
-    return finish({
-      exitCode: status.signal ? null : status.code,
-      signal: status.signal,
-      timedOut,
-      cancelled,
-    });
-  } finally {
-    clearTimeout(timer);
-    options.signal?.removeEventListener("abort", onAbort);
-  }
+  const status = await child.status;
+  // Leftovers of a command that exited by itself are background jobs it meant to keep.
+  clearTimeout(timer);
+  options.signal?.removeEventListener("abort", onAbort);
+  await ending;
+  let drainTimer: ReturnType<typeof setTimeout> | undefined;
+  const drained = await Promise.race([
+    reading.then(() => true),
+    new Promise<false>((resolve) => drainTimer = setTimeout(() => resolve(false), DRAIN_MS)),
+  ]);
+  clearTimeout(drainTimer);
+  if (!drained) await reader.cancel();
+  await reading;
+  return finish({
+    exitCode: status.signal ? null : status.code,
+    signal: status.signal,
+    timedOut,
+    cancelled,
+  });
 }
 
 /** SIGTERM to the group, SIGKILL to whatever survives the grace period. */
@@ -155,7 +157,7 @@ async function waitGroupGone(pgid: number, timeoutMs: number): Promise<boolean> 
   const deadline = performance.now() + timeoutMs;
   while (performance.now() < deadline) {
     if (!(await hasLiveMembers(pgid))) return true;
-    await delay(POLL_MS, undefined);
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
   return !(await hasLiveMembers(pgid));
 }
@@ -203,10 +205,6 @@ async function readAll(
     lines.push(decoder.decode(value, { stream: true }));
   }
   lines.push(decoder.decode());
-}
-
-function delay<T>(ms: number, value: T): Promise<T> {
-  return new Promise((resolve) => setTimeout(() => resolve(value), ms));
 }
 
 /** The marker between head and tail, e.g. `... (1234 lines omitted) ...`. */

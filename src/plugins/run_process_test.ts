@@ -1,0 +1,178 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import {
+  formatProcessResult,
+  HEAD_LINES,
+  keepHeadTail,
+  MAX_LINE_CHARS,
+  runProcess,
+  TAIL_LINES,
+} from "./run_process.ts";
+
+/** A temp dir removed on dispose. */
+async function tempDir(): Promise<AsyncDisposable & { path: string }> {
+  const path = await Deno.realPath(await Deno.makeTempDir({ prefix: "replio_proc_" }));
+  return { path, [Symbol.asyncDispose]: () => Deno.remove(path, { recursive: true }) };
+}
+
+/** Whether `pid` still runs; a zombie (killed, not yet reaped by init) does not. */
+async function isRunning(pid: number): Promise<boolean> {
+  try {
+    const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0] !== "Z";
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return false;
+    throw error;
+  }
+}
+
+/** Blocks until the command writes a line into the FIFO: started, without sleeping. */
+async function fifo(dir: string): Promise<{ path: string; read(): Promise<string> }> {
+  const path = join(dir, "ready.fifo");
+  const made = await new Deno.Command("mkfifo", { args: [path] }).output();
+  assert.ok(made.success);
+  return { path, read: () => Deno.readTextFile(path) };
+}
+
+const ENDED = { signal: null, timedOut: false, cancelled: false, omittedLines: 0 };
+
+Deno.test("runProcess reports the exit code and merges stdout and stderr in order", async () => {
+  await using dir = await tempDir();
+  const result = await runProcess({
+    command: "echo one; echo two >&2; echo three; exit 3",
+    cwd: dir.path,
+    timeoutMs: 10_000,
+  });
+  assert.deepEqual(
+    { ...result, durationMs: 0 },
+    { ...ENDED, exitCode: 3, output: "one\ntwo\nthree", durationMs: 0, timeoutMs: 10_000 },
+  );
+});
+
+Deno.test("runProcess runs in cwd with stdin closed and env added", async () => {
+  await using dir = await tempDir();
+  const result = await runProcess({
+    command: 'pwd; cat; echo "[$REPLIO_PROBE]"',
+    cwd: dir.path,
+    timeoutMs: 10_000,
+    env: { REPLIO_PROBE: "seen" },
+  });
+  assert.equal(result.output, `${dir.path}\n[seen]`);
+  assert.equal(result.exitCode, 0);
+});
+
+Deno.test("runProcess reports the signal that ended the command", async () => {
+  await using dir = await tempDir();
+  const result = await runProcess({ command: "kill -9 $$", cwd: dir.path, timeoutMs: 10_000 });
+  assert.equal(result.exitCode, null);
+  assert.equal(result.signal, "SIGKILL");
+  assert.equal(formatProcessResult(result), "killed by SIGKILL");
+});
+
+Deno.test("runProcess timeout kills the whole process group", async () => {
+  await using dir = await tempDir();
+  const pidFile = join(dir.path, "bg.pid");
+  const result = await runProcess({
+    command: `sleep 300 & echo $! > ${pidFile}; echo started; sleep 300`,
+    cwd: dir.path,
+    timeoutMs: 300,
+  });
+  assert.equal(result.timedOut, true);
+  assert.equal(result.output, "started");
+  assert.equal(formatProcessResult(result), "timed out after 0.3s\nstarted");
+  assert.equal(await isRunning(Number(await Deno.readTextFile(pidFile))), false);
+});
+
+Deno.test("runProcess kills children that ignore SIGTERM after the grace period", async () => {
+  await using dir = await tempDir();
+  const pidFile = join(dir.path, "bg.pid");
+  const result = await runProcess({
+    command: `trap "" TERM; sleep 300 & echo $! > ${pidFile}; sleep 300`,
+    cwd: dir.path,
+    timeoutMs: 200,
+  });
+  assert.equal(result.timedOut, true);
+  assert.equal(result.signal, "SIGKILL");
+  assert.equal(await isRunning(Number(await Deno.readTextFile(pidFile))), false);
+});
+
+Deno.test("runProcess abort kills the process group and reports cancelled", async () => {
+  await using dir = await tempDir();
+  const ready = await fifo(dir.path);
+  const pidFile = join(dir.path, "bg.pid");
+  const controller = new AbortController();
+  const running = runProcess({
+    command: `sleep 300 & echo $! > ${pidFile}; echo go > ${ready.path}; sleep 300`,
+    cwd: dir.path,
+    timeoutMs: 60_000,
+    signal: controller.signal,
+  });
+  assert.equal(await ready.read(), "go\n");
+  controller.abort();
+  const result = await running;
+  assert.equal(result.cancelled, true);
+  assert.equal(result.timedOut, false);
+  assert.equal(formatProcessResult(result), "cancelled");
+  assert.equal(await isRunning(Number(await Deno.readTextFile(pidFile))), false);
+});
+
+Deno.test("runProcess does not start when the signal is already aborted", async () => {
+  await using dir = await tempDir();
+  const controller = new AbortController();
+  controller.abort();
+  const result = await runProcess({
+    command: "touch marker",
+    cwd: dir.path,
+    timeoutMs: 10_000,
+    signal: controller.signal,
+  });
+  assert.equal(result.cancelled, true);
+  await assert.rejects(Deno.stat(join(dir.path, "marker")), Deno.errors.NotFound);
+});
+
+Deno.test("runProcess returns when a background job keeps the output open", async () => {
+  await using dir = await tempDir();
+  const pidFile = join(dir.path, "bg.pid");
+  const result = await runProcess({
+    command: `sleep 300 & echo $! > ${pidFile}; echo done`,
+    cwd: dir.path,
+    timeoutMs: 60_000,
+  });
+  const pid = Number(await Deno.readTextFile(pidFile));
+  Deno.kill(pid, "SIGKILL");
+  assert.deepEqual([result.exitCode, result.output, result.timedOut], [0, "done", false]);
+});
+
+Deno.test("runProcess keeps head and tail of long output with the exact count omitted", async () => {
+  await using dir = await tempDir();
+  const result = await runProcess({ command: "seq 1 1000", cwd: dir.path, timeoutMs: 10_000 });
+  const lines = (from: number, to: number) =>
+    Array.from({ length: to - from + 1 }, (_, i) => String(from + i));
+  const expected = [
+    ...lines(1, HEAD_LINES),
+    `... (${1000 - HEAD_LINES - TAIL_LINES} lines omitted) ...`,
+    ...lines(1001 - TAIL_LINES, 1000),
+  ].join("\n");
+  assert.equal(result.output, expected);
+  assert.equal(result.omittedLines, 1000 - HEAD_LINES - TAIL_LINES);
+});
+
+Deno.test("keepHeadTail keeps short text whole", () => {
+  assert.deepEqual(keepHeadTail("a\nb\n"), { text: "a\nb", omittedLines: 0 });
+  assert.deepEqual(keepHeadTail(""), { text: "", omittedLines: 0 });
+});
+
+Deno.test("keepHeadTail counts a single omitted line", () => {
+  assert.deepEqual(keepHeadTail("1\n2\n3", { headLines: 1, tailLines: 1 }), {
+    text: "1\n... (1 line omitted) ...\n3",
+    omittedLines: 1,
+  });
+});
+
+Deno.test("keepHeadTail cuts long lines and keeps what follows a carriage return", () => {
+  const long = "x".repeat(MAX_LINE_CHARS + 25);
+  assert.deepEqual(keepHeadTail(`${long}\n10%\r50%\r100%\nend\r\n`), {
+    text: `${"x".repeat(MAX_LINE_CHARS)} ... (25 chars omitted)\n100%\nend`,
+    omittedLines: 0,
+  });
+});
