@@ -2,10 +2,11 @@
  * The bundled plugin replio-core-edit.
  * @module
  */
-import type { Plugin } from "../../src/plugins/api.ts";
+import { defineTool, type Plugin } from "../../src/plugins/api.ts";
+import { editFile, fileEditSpec } from "./file_edit.ts";
 
 /** replio-core-edit's tools. */
 export const plugin: Plugin = {
   name: "replio-core-edit",
-  tools: [],
+  tools: [defineTool(fileEditSpec, editFile)],
 };
