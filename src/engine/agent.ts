@@ -11,7 +11,7 @@ import {
   invokeTool,
   type PermissionRecord,
   type ToolContext,
-  type ToolPolicy,
+  type Policy,
   type ToolRegistry,
 } from "../tools/mod.ts";
 import type { AskAnswer, AskRequest } from "../tools/types.ts";
@@ -26,7 +26,7 @@ import { emptyUsage, type TurnResult, type TurnToolCall } from "./turn_result.ts
 export interface AgentOptions {
   provider: Provider;
   registry: ToolRegistry;
-  policy: ToolPolicy;
+  policy: Policy;
   config: Config;
   session: TurnLog;
   sink: Sink;

@@ -7,14 +7,14 @@
 import type { Decision, Sink } from "../ui/events.ts";
 import { describeActivity } from "./activity.ts";
 import type { PermissionRecord } from "./audit.ts";
-import type { ToolPolicy } from "./policy.ts";
+import type { Policy } from "./policy.ts";
 import { errorResult, type PreparedCall, type ToolRegistry, type ToolResult } from "./registry.ts";
 import type { ToolArgs, ToolContext } from "./types.ts";
 
 /** What {@link invokeTool} needs. */
 export interface InvokeOptions {
   registry: ToolRegistry;
-  policy: ToolPolicy;
+  policy: Policy;
   ctx: ToolContext;
   sink: Sink;
   /** Receives every permission resolution with its outcome (the session audit). */

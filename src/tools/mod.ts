@@ -13,6 +13,7 @@ export {
   BUILTIN_MODES,
   type HeadlessAnswer,
   modeNames,
+  type Policy,
   type ModeSpec,
   type PolicyOptions,
   type PolicyResolution,

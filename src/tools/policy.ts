@@ -48,8 +48,23 @@ export interface PolicyOptions {
   services?: Readonly<Record<string, unknown>>;
 }
 
+/** What the loop and the invoke pipeline need of a policy (sub-agents intersect two). */
+export interface Policy {
+  readonly worktree: string;
+  readonly mode: string;
+  readonly headless: HeadlessAnswer | undefined;
+  /** The mode's instructions for the system prompt, if any. */
+  readonly modeInstructions: string;
+  /** The action without arguments (listings, provider schema). */
+  resolveStatic(tool: Tool): Resolution;
+  /** Whether a tool is offered to the model and listed as callable. */
+  isVisible(tool: Tool): boolean;
+  /** The full resolution for one call with its cleaned arguments. */
+  resolve(tool: Tool, args: ToolArgs): Promise<PolicyResolution>;
+}
+
 /** Resolves allow / ask / deny for tool calls under a config and mode. */
-export class ToolPolicy {
+export class ToolPolicy implements Policy {
   readonly config: Config;
   readonly worktree: string;
   readonly mode: string;
