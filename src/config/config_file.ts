@@ -35,7 +35,9 @@ export function splitKeyPath(name: string, failure = `Cannot use "${name}"`): Ke
     if (!(key in CONFIG_KEYS)) continue;
     const rest = parts.slice(i);
     const schema = CONFIG_KEYS[key as ConfigKey].schema as { type?: string };
-    if (rest.length && schema.type !== "object") break;
+    if (rest.length && schema.type !== "object") {
+      throw new ConfigError(`${failure}: "${key}" holds one value, not keys: use "${key}" itself`);
+    }
     return { key: key as ConfigKey, rest };
   }
   throw new ConfigError(`${failure}: unknown key${suggestKey(name)}`);

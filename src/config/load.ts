@@ -4,7 +4,7 @@
  * @module
  */
 import { join } from "node:path";
-import { Value } from "@sinclair/typebox/value";
+import { Value, ValueErrorType } from "@sinclair/typebox/value";
 import { parse as parseYaml } from "yaml";
 import { Config, ConfigError, type Setting } from "./config.ts";
 import { CONFIG_KEYS, type ConfigKey } from "./defaults.ts";
@@ -184,9 +184,20 @@ export function valueProblem(name: string, value: unknown): string | null {
   if (!spec) return `unknown key "${name}"${suggestKey(name)}`;
   if (Value.Check(spec.schema, value)) return null;
   const first = Value.Errors(spec.schema, value).First();
-  const at = first && first.path ? ` at "${first.path}"` : "";
-  return `"${name}"${at} must be ${describeSchema(spec.schema)}, got ${
-    JSON.stringify(value)
+  if (!first || !first.path) {
+    return `"${name}" must be ${describeSchema(spec.schema)}, got ${
+      JSON.stringify(value)
+    }: see docs/config.md`;
+  }
+  // Deep in a mode or agent entry: name the spot and what fits there, not the whole schema.
+  if (first.type === ValueErrorType.ObjectAdditionalProperties) {
+    const known = Object.keys((first.schema as { properties?: object }).properties ?? {});
+    return `"${name}" at "${first.path}" is not a known setting: use one of ${
+      known.join(", ")
+    }: see docs/config.md`;
+  }
+  return `"${name}" at "${first.path}" must be ${describeSchema(first.schema)}, got ${
+    JSON.stringify(first.value)
   }: see docs/config.md`;
 }
 
@@ -208,14 +219,16 @@ export function suggestKey(name: string): string {
 }
 
 /**
- * Levenshtein distance, for "did you mean" suggestions.
+ * Edit distance with adjacent swaps (optimal string alignment), for "did you mean" suggestions.
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * assert.equal(editDistance("modle", "model"), 2);
+ * assert.equal(editDistance("modle", "model"), 1);
+ * assert.equal(editDistance("mode", "model"), 1);
  * ```
  */
 export function editDistance(a: string, b: string): number {
+  let previous: number[] = [];
   let row = Array.from({ length: b.length + 1 }, (_, i) => i);
   for (let i = 1; i <= a.length; i++) {
     const next = [i];
@@ -225,7 +238,12 @@ export function editDistance(a: string, b: string): number {
         next[j - 1]! + 1,
         row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
       );
+      // A swapped pair is the commonest typo ("modle"): count it as one edit, not two.
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        next[j] = Math.min(next[j]!, previous[j - 2]! + 1);
+      }
     }
+    previous = row;
     row = next;
   }
   return row[b.length]!;

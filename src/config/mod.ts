@@ -4,10 +4,12 @@
  */
 export { Config, ConfigError, type Setting } from "./config.ts";
 export {
+  AGENT_SCHEMA,
   CONFIG_KEYS,
   type ConfigKey,
   type ConfigValue,
   type KeySpec,
+  MODE_SCHEMA,
   type Origin,
 } from "./defaults.ts";
 export {
