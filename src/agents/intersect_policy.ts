@@ -56,10 +56,14 @@ export class IntersectedPolicy implements Policy {
     return this.resolveStatic(tool).action !== "deny";
   }
 
-  async resolve(tool: Tool, args: ToolArgs): Promise<PolicyResolution> {
+  async resolve(
+    tool: Tool,
+    args: ToolArgs,
+    services: Readonly<Record<string, unknown>> = {},
+  ): Promise<PolicyResolution> {
     const [parent, child] = await Promise.all([
-      this.parent.resolve(tool, args),
-      this.child.resolve(tool, args),
+      this.parent.resolve(tool, args, services),
+      this.child.resolve(tool, args, services),
     ]);
     return lowerResolution(parent, child, this.agentType);
   }

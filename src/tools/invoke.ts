@@ -86,7 +86,7 @@ export async function invokeTool(
 
   let resolution;
   try {
-    resolution = await policy.resolve(call.tool, call.args);
+    resolution = await policy.resolve(call.tool, call.args, ctx.services);
   } catch (error) {
     return finish({ output: errorResult(error, ctx.signal), isError: true }, null);
   }

@@ -44,8 +44,6 @@ export interface PolicyOptions {
   mode?: string | undefined;
   /** Set for `tool`, `run` and `serve`: ask-gated calls are decided without a person. */
   headless?: HeadlessAnswer | undefined;
-  /** Services handed to permission functions (delegate's agent types). */
-  services?: Readonly<Record<string, unknown>>;
 }
 
 /** What the loop and the invoke pipeline need of a policy (sub-agents intersect two). */
@@ -59,8 +57,12 @@ export interface Policy {
   resolveStatic(tool: Tool): Resolution;
   /** Whether a tool is offered to the model and listed as callable. */
   isVisible(tool: Tool): boolean;
-  /** The full resolution for one call with its cleaned arguments. */
-  resolve(tool: Tool, args: ToolArgs): Promise<PolicyResolution>;
+  /** The full resolution for one call; `services` are the calling agent's (delegate's types). */
+  resolve(
+    tool: Tool,
+    args: ToolArgs,
+    services?: Readonly<Record<string, unknown>>,
+  ): Promise<PolicyResolution>;
 }
 
 /** Resolves allow / ask / deny for tool calls under a config and mode. */
@@ -69,7 +71,6 @@ export class ToolPolicy implements Policy {
   readonly worktree: string;
   readonly mode: string;
   readonly headless: HeadlessAnswer | undefined;
-  readonly services: Readonly<Record<string, unknown>>;
   readonly #toolPermission: Record<string, Action | string[]>;
   readonly #modeKeys: Set<string>;
   readonly #allow: string[];
@@ -79,7 +80,6 @@ export class ToolPolicy implements Policy {
     this.config = options.config;
     this.worktree = options.worktree;
     this.headless = options.headless;
-    this.services = options.services ?? {};
     this.mode = options.mode ?? options.config.get("mode");
     const modeSpec = this.mode === "default" ? {} : findMode(options.config, this.mode);
     this.#toolPermission = { ...baseToolPermission(options.config) };
@@ -119,7 +119,11 @@ export class ToolPolicy implements Policy {
   }
 
   /** The full resolution for one call with its cleaned arguments. */
-  async resolve(tool: Tool, args: ToolArgs): Promise<PolicyResolution> {
+  async resolve(
+    tool: Tool,
+    args: ToolArgs,
+    services: Readonly<Record<string, unknown>> = {},
+  ): Promise<PolicyResolution> {
     const base = this.resolveStatic(tool);
     if (base.action === "deny") return base;
     let result: PolicyResolution = base;
@@ -129,7 +133,7 @@ export class ToolPolicy implements Policy {
         worktree: this.worktree,
         base,
         toolPermission: this.#toolPermission,
-        services: this.services,
+        services,
       });
       result = typeof refined === "string" ? { action: refined, reason: "permission_fn" } : refined;
     }
