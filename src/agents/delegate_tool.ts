@@ -27,7 +27,8 @@ export function resolveDelegate(args: ToolArgs, ctx: PermissionContext): Resolut
   const types = ctx.services[AGENT_TYPES_SERVICE] as ReadonlyMap<string, AgentType> | undefined;
   const runner = ctx.services[DELEGATE_SERVICE] as DelegateRunner | undefined;
   const type = types?.get(String(args.agent_type));
-  if (!type || !runner) {
+  if (!runner) return { action: "deny", reason: "delegate needs a model: not available here" };
+  if (!type) {
     return { action: "deny", reason: `agent type "${String(args.agent_type)}" is not registered` };
   }
   if (!runner.canDelegate) return { action: "deny", reason: "max_delegate_depth" };

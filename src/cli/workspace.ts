@@ -5,6 +5,7 @@
  */
 import { resolve } from "node:path";
 import { type Config, type ConfigKey, loadConfig } from "../config/mod.ts";
+import { type AgentType, CORE_PLUGIN, loadAgentTypes } from "../agents/mod.ts";
 import { createRegistry } from "../plugins/mod.ts";
 import { type HeadlessAnswer, ToolPolicy, type ToolRegistry } from "../tools/mod.ts";
 import { UsageError } from "./errors.ts";
@@ -15,6 +16,7 @@ export interface Workspace {
   config: Config;
   registry: ToolRegistry;
   policy: ToolPolicy;
+  agentTypes: ReadonlyMap<string, AgentType>;
 }
 
 /** Options shared by subcommands. */
@@ -29,14 +31,15 @@ export interface WorkspaceOptions {
 export async function openWorkspace(options: WorkspaceOptions): Promise<Workspace> {
   const worktree = await resolveWorktree(options.path);
   const config = await loadConfig({ worktree, flags: options.flags ?? {} });
-  const registry = createRegistry();
+  const registry = createRegistry([CORE_PLUGIN]);
   const policy = new ToolPolicy({
     config,
     worktree,
     mode: options.mode,
     headless: options.headless,
   });
-  return { worktree, config, registry, policy };
+  const agentTypes = await loadAgentTypes(worktree, config);
+  return { worktree, config, registry, policy, agentTypes };
 }
 
 /** The worktree: `--path` or the current directory, symlinks resolved; exit 2 when missing. */
