@@ -1,0 +1,98 @@
+/**
+ * The sessions of a worktree with what a list needs, without parsing whole files.
+ * @module
+ */
+import { readLines } from "./read_records.ts";
+import type { SessionHeader } from "./records.ts";
+import { isSessionId, sessionFile, sessionsDir } from "./session_id.ts";
+
+/** The prompt preview is cut here: a list row, not the prompt. */
+const PREVIEW_MAX_CHARS = 100;
+/** Only these lines are parsed; the writer puts `type` first, so a prefix identifies them. */
+const TURN_START_PREFIX = '{"type":"turn_start"';
+
+/** One row of a session list. */
+export interface SessionSummary {
+  id: string;
+  /** ISO creation time from the header (the file's birth or change time when it has none). */
+  created: string;
+  /** ISO time of the last write. */
+  updated: string;
+  turns: number;
+  /** First line of the last prompt, cut to 100 chars; "" before the first turn. */
+  lastPrompt: string;
+  /** File size in bytes. */
+  size: number;
+  model?: string;
+  parent?: string;
+  agentType?: string;
+}
+
+/** Every session of `worktree`, most recently updated first; [] when there are none. */
+export async function listSessions(worktree: string): Promise<SessionSummary[]> {
+  const summaries: SessionSummary[] = [];
+  let entries: Deno.DirEntry[];
+  try {
+    entries = await Array.fromAsync(Deno.readDir(sessionsDir(worktree)));
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return [];
+    throw error;
+  }
+  for (const entry of entries) {
+    const id = entry.name.endsWith(".jsonl") ? entry.name.slice(0, -".jsonl".length) : "";
+    if (!entry.isFile || !isSessionId(id)) continue;
+    summaries.push(await summarize(worktree, id));
+  }
+  return summaries.sort((a, b) => b.updated.localeCompare(a.updated) || a.id.localeCompare(b.id));
+}
+
+async function summarize(worktree: string, id: string): Promise<SessionSummary> {
+  const path = sessionFile(worktree, id);
+  const stat = await Deno.stat(path);
+  const updated = (stat.mtime ?? new Date(0)).toISOString();
+  let header: SessionHeader | null = null;
+  let turns = 0;
+  let lastPrompt = "";
+  for await (const { number, text } of readLines(path)) {
+    if (number === 1) header = parseHeader(text);
+    if (!text.startsWith(TURN_START_PREFIX)) continue;
+    const prompt = parsePrompt(text);
+    if (prompt === null) continue;
+    turns++;
+    lastPrompt = (prompt.trim().split("\n")[0] ?? "").slice(0, PREVIEW_MAX_CHARS);
+  }
+  return {
+    id,
+    created: header?.created ?? (stat.birthtime ?? stat.mtime ?? new Date(0)).toISOString(),
+    updated,
+    turns,
+    lastPrompt,
+    size: stat.size,
+    ...(header?.model ? { model: header.model } : {}),
+    ...(header?.parent ? { parent: header.parent } : {}),
+    ...(header?.agent_type ? { agentType: header.agent_type } : {}),
+  };
+}
+
+function parseHeader(text: string): SessionHeader | null {
+  const value = parseJson(text);
+  return value?.type === "session" && typeof value.created === "string"
+    ? value as unknown as SessionHeader
+    : null;
+}
+
+function parsePrompt(text: string): string | null {
+  const value = parseJson(text);
+  return typeof value?.prompt === "string" ? value.prompt : null;
+}
+
+/** A line a crash cut short is not an error in a listing: it is skipped like `show` skips it. */
+function parseJson(text: string): Record<string, unknown> | null {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === "object" && value !== null ? value as Record<string, unknown> : null;
+  } catch (error) {
+    if (error instanceof SyntaxError) return null;
+    throw error;
+  }
+}

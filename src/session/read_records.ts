@@ -1,0 +1,151 @@
+/**
+ * Streams a session file line by line into records, reporting lines it cannot use instead of
+ * failing: a crash can cut the last line, and a hand edit can break any line.
+ * @module
+ */
+import type { ChatMessage } from "../providers/types.ts";
+import type { RecordType, SessionRecord } from "./records.ts";
+
+/** One line of a session file, read or skipped. */
+export type ReadItem =
+  | { kind: "record"; line: number; record: SessionRecord }
+  | {
+    kind: "skipped";
+    line: number;
+    /** Why: not JSON at all (`unparsable`), or JSON that is no record we know (`invalid`). */
+    reason: "unparsable" | "invalid";
+    problem: string;
+    /** The line is the file's last one, where a killed writer leaves a partial line. */
+    last: boolean;
+  };
+
+type FieldKind = "string" | "number" | "object";
+
+/** The fields each record type must have (besides `type` and `ts`) to be used. */
+const REQUIRED_FIELDS: Record<RecordType, Record<string, FieldKind>> = {
+  session: { id: "string", worktree: "string", created: "string" },
+  turn_start: { turn: "number", prompt: "string" },
+  message: { message: "object" },
+  permission: {
+    tool: "string",
+    permission: "string",
+    action: "string",
+    decision: "string",
+    reason: "string",
+  },
+  error: { code: "string", message: "string" },
+  analysis: { tool_call_id: "string", text: "string" },
+  compaction: { summary: "string", upto: "number" },
+  subagent: { session: "string", agent_type: "string", task: "string" },
+  turn_end: { status: "string", usage: "object" },
+};
+
+/** Reads the records of one file in order; memory stays bounded by the longest line. */
+export async function* readRecords(path: string): AsyncGenerator<ReadItem> {
+  // A skipped line is held back one step: only the next line tells whether it was the last.
+  let held: Extract<ReadItem, { kind: "skipped" }> | null = null;
+  for await (const { number, text } of readLines(path)) {
+    if (text.trim() === "") continue;
+    if (held) yield held;
+    held = null;
+    const item = parseLine(text, number);
+    if (item.kind === "record") yield item;
+    else held = item;
+  }
+  if (held) yield { ...held, last: true };
+}
+
+function parseLine(text: string, line: number): ReadItem {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    if (!(error instanceof SyntaxError)) throw error;
+    return { kind: "skipped", line, reason: "unparsable", problem: error.message, last: false };
+  }
+  const problem = recordProblem(value);
+  if (problem) return { kind: "skipped", line, reason: "invalid", problem, last: false };
+  return { kind: "record", line, record: value as SessionRecord };
+}
+
+function recordProblem(value: unknown): string | null {
+  if (!isObject(value)) return "not a JSON object";
+  const { type, ts } = value;
+  if (typeof type !== "string") return `no "type"`;
+  if (typeof ts !== "string") return `no "ts"`;
+  const fields = Object.hasOwn(REQUIRED_FIELDS, type)
+    ? REQUIRED_FIELDS[type as RecordType]
+    : undefined;
+  if (!fields) return `unknown record type "${type}"`;
+  for (const [field, kind] of Object.entries(fields)) {
+    const actual = value[field];
+    const ok = kind === "object"
+      ? isObject(actual)
+      : kind === "number"
+      ? typeof actual === "number"
+      : typeof actual === "string";
+    if (!ok) return `"${type}" record without ${kind} "${field}"`;
+  }
+  if (type === "message" && !isChatMessage(value.message)) {
+    return `"message" record whose message is no chat message`;
+  }
+  return null;
+}
+
+function isChatMessage(value: unknown): value is ChatMessage {
+  if (!isObject(value)) return false;
+  switch (value.role) {
+    case "system":
+    case "user":
+      return typeof value.content === "string";
+    case "tool":
+      return typeof value.tool_call_id === "string" && typeof value.name === "string" &&
+        typeof value.content === "string";
+    case "assistant":
+      return (typeof value.content === "string" || value.content === null) &&
+        (value.tool_calls === undefined ||
+          (Array.isArray(value.tool_calls) && value.tool_calls.every(isToolCall)));
+    default:
+      return false;
+  }
+}
+
+function isToolCall(value: unknown): boolean {
+  return isObject(value) && typeof value.id === "string" && isObject(value.function) &&
+    typeof value.function.name === "string" && typeof value.function.arguments === "string";
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** One line of text and its 1-based number; the last line may lack its newline. */
+interface Line {
+  number: number;
+  text: string;
+}
+
+/** Splits a file into lines as it streams in, never holding more than one line. */
+export async function* readLines(path: string): AsyncGenerator<Line> {
+  const file = await Deno.open(path, { read: true });
+  const decoder = new TextDecoder();
+  let rest = "";
+  let number = 0;
+  // The readable closes the file when it ends or when this generator is abandoned.
+  for await (const chunk of file.readable) {
+    // Search only the new text for newlines: a long line spans many chunks.
+    let searchFrom = rest.length;
+    rest += decoder.decode(chunk, { stream: true });
+    let start = 0;
+    let newline = rest.indexOf("\n", searchFrom);
+    while (newline !== -1) {
+      yield { number: ++number, text: rest.slice(start, newline) };
+      start = newline + 1;
+      searchFrom = start;
+      newline = rest.indexOf("\n", searchFrom);
+    }
+    rest = rest.slice(start);
+  }
+  rest += decoder.decode();
+  if (rest !== "") yield { number: ++number, text: rest };
+}

@@ -1,0 +1,50 @@
+/**
+ * The session file format (docs/session.md): one JSON object per line, each with `type` and
+ * `ts`. Types only.
+ * @module
+ */
+import type { ChatMessage, Usage } from "../providers/types.ts";
+import type { PermissionRecord } from "../tools/audit.ts";
+import type { TurnStatus } from "../ui/events.ts";
+
+/** The first line of every session file, without `type` and `ts`. */
+export interface SessionHeader {
+  id: string;
+  /** The file format version; readers accept lines of a newer version they can parse. */
+  version: number;
+  /** Absolute worktree the session ran in. */
+  worktree: string;
+  /** ISO time the session was created. */
+  created: string;
+  model?: string;
+  /** The session that delegated to this one (sub-agent sessions only). */
+  parent?: string;
+  /** The agent type a sub-agent session runs as. */
+  agent_type?: string;
+}
+
+/** Every line of a session file: a discriminated union on `type`. */
+export type SessionRecord =
+  | { type: "session"; ts: string } & SessionHeader
+  | { type: "turn_start"; ts: string; turn: number; prompt: string }
+  | { type: "message"; ts: string; message: ChatMessage }
+  | { type: "permission" } & PermissionRecord
+  | { type: "error"; ts: string; code: string; message: string }
+  | { type: "analysis"; ts: string; tool_call_id: string; text: string }
+  | {
+    type: "compaction";
+    ts: string;
+    summary: string;
+    /** Index, counting every `message` record of the file from 0, of the last one replaced. */
+    upto: number;
+  }
+  | { type: "subagent"; ts: string; session: string; agent_type: string; task: string }
+  | { type: "turn_end"; ts: string; status: TurnStatus; usage: Usage };
+
+/** The `type` names of session records. */
+export type RecordType = SessionRecord["type"];
+
+type WithOptionalTs<T> = T extends unknown ? Omit<T, "ts"> & { ts?: string } : never;
+
+/** A record the caller appends: `ts` defaults to now; the header is written by the store. */
+export type NewRecord = WithOptionalTs<Exclude<SessionRecord, { type: "session" }>>;

@@ -1,0 +1,264 @@
+/**
+ * A live session: opened (new or resumed) once, then appended to line by line through one open
+ * append handle, so each append costs the same at turn 1,000 as at turn 1.
+ * @module
+ */
+import { dirname, join } from "node:path";
+import type { Config } from "../config/mod.ts";
+import type { ChatMessage, Usage } from "../providers/types.ts";
+import type { PermissionRecord } from "../tools/audit.ts";
+import type { TurnStatus } from "../ui/events.ts";
+import { scanSession } from "./load_session.ts";
+import type { NewRecord, SessionHeader, SessionRecord } from "./records.ts";
+import { serializeRecord, type WriteRules, writeRulesFromConfig } from "./serialize_record.ts";
+import { newSessionId, newSubagentId, sessionFile, validateSessionId } from "./session_id.ts";
+import { SessionState } from "./session_state.ts";
+
+/** The version written in new headers. */
+export const SESSION_FORMAT_VERSION = 1;
+
+/** Options of {@link openSession}. */
+export interface OpenSessionOptions {
+  /** Supplies `noise_tools`, `session_tool_max_chars` and the `*api_key_env` names to scrub. */
+  config: Config;
+  /** Continue this session, or create it under this id when it does not exist. */
+  id?: string | undefined;
+  /** Recorded in a new header. */
+  model?: string | undefined;
+  /** Makes this a sub-agent session of `parent`, with an id `sub_<agentType>_<random>`. */
+  parent?: string | undefined;
+  agentType?: string | undefined;
+}
+
+/**
+ * Opens session `options.id` of `worktree` (resuming it when its file exists), or a new one.
+ * Nothing is written until the first append: a session nobody used leaves no file.
+ * @example
+ * ```ts ignore
+ * using session = await openSession(worktree, { config, model: "gpt-4o" });
+ * const history = session.history(); // [] for a new session
+ * session.beginTurn("fix the tests");
+ * session.appendMessage({ role: "user", content: "fix the tests" });
+ * ```
+ */
+export async function openSession(worktree: string, options: OpenSessionOptions): Promise<Session> {
+  const rules = writeRulesFromConfig(options.config);
+  const id = options.id === undefined
+    ? await unusedId(worktree, options)
+    : validateSessionId(options.id);
+  const path = sessionFile(worktree, id);
+  const state = new SessionState();
+  const fresh: SessionHeader = {
+    id,
+    version: SESSION_FORMAT_VERSION,
+    worktree,
+    created: new Date().toISOString(),
+    ...(options.model ? { model: options.model } : {}),
+    ...(options.parent !== undefined ? { parent: options.parent } : {}),
+    ...(options.agentType !== undefined ? { agent_type: options.agentType } : {}),
+  };
+  const size = await fileSize(path);
+  if (size === 0) return new Session({ path, header: fresh, state, rules, warnings: [] });
+
+  const report = await scanSession(path, (record) => state.apply(record));
+  return new Session({
+    path,
+    header: report.header ?? fresh,
+    state,
+    rules,
+    warnings: report.warnings,
+    resume: {
+      needsNewline: !(await endsWithNewline(path, size)),
+      needsHeader: report.header === null,
+      repairs: state.repairs(),
+    },
+  });
+}
+
+/** What a resumed file needs before its next line. */
+interface ResumeFixes {
+  /** The last line was cut: end it, so the next record starts a line of its own. */
+  needsNewline: boolean;
+  needsHeader: boolean;
+  repairs: NewRecord[];
+}
+
+interface SessionInit {
+  path: string;
+  header: SessionHeader;
+  state: SessionState;
+  rules: WriteRules;
+  warnings: string[];
+  resume?: ResumeFixes;
+}
+
+/**
+ * One session's file and state. Appends are synchronous: lines reach the file in call order,
+ * no caller can forget to await one, and a line is in the kernel once `append` returns, so
+ * `kill -9` loses nothing already appended. Made by {@link openSession}.
+ */
+export class Session implements Disposable {
+  /** The session id, also the file name without `.jsonl`. */
+  readonly id: string;
+  /** Absolute path of the session file (it may not exist before the first append). */
+  readonly path: string;
+  /** The header as written (or to be written) on line 1. */
+  readonly header: SessionHeader;
+  /** Lines of a resumed file that could not be used, one sentence each. */
+  readonly warnings: readonly string[];
+  readonly #state: SessionState;
+  readonly #rules: WriteRules;
+  #resume: ResumeFixes | null;
+  #file: Deno.FsFile | null = null;
+  #closed = false;
+
+  /** Use {@link openSession}. */
+  constructor(init: SessionInit) {
+    this.id = init.header.id;
+    this.path = init.path;
+    this.header = init.header;
+    this.warnings = init.warnings;
+    this.#state = init.state;
+    this.#rules = init.rules;
+    this.#resume = init.resume ?? { needsNewline: false, needsHeader: true, repairs: [] };
+  }
+
+  /** The number of the last turn started; a resumed session's next turn is `turns + 1`. */
+  get turns(): number {
+    return this.#state.turns;
+  }
+
+  /** How many messages the session holds, compacted ones included. */
+  get messageCount(): number {
+    return this.#state.messageCount;
+  }
+
+  /**
+   * The history a model continues from, as a resume sees it: the last compaction summary, the
+   * messages after it, and a synthetic result for any tool call whose result was never written.
+   * Contents are as appended in this process, as persisted (noise and caps applied) for
+   * messages loaded from the file.
+   */
+  history(): ChatMessage[] {
+    return this.#state.history();
+  }
+
+  /** Appends one record (`ts` defaults to now); creates the file and its folder on first use. */
+  append(record: NewRecord): void {
+    if (this.#closed) {
+      throw new Error(`Cannot append to session "${this.id}": it is closed: open it again`);
+    }
+    const full = { ...record, ts: record.ts ?? new Date().toISOString() } as SessionRecord;
+    let text = serializeRecord(full, this.#rules);
+    let prelude: SessionRecord[] = [];
+    if (this.#file === null) {
+      const fixes = this.#resume ?? { needsNewline: false, needsHeader: false, repairs: [] };
+      const ts = new Date().toISOString();
+      prelude = fixes.repairs.map((r) => ({ ...r, ts }) as SessionRecord);
+      const header: SessionRecord[] = fixes.needsHeader
+        ? [{ type: "session", ts: this.header.created, ...this.header }]
+        : [];
+      text = (fixes.needsNewline ? "\n" : "") +
+        [...header, ...prelude].map((r) => serializeRecord(r, this.#rules)).join("") + text;
+      this.#file = openForAppend(this.path);
+      this.#resume = null;
+    }
+    writeWhole(this.#file, new TextEncoder().encode(text));
+    for (const r of prelude) this.#state.apply(r);
+    this.#state.apply(full);
+  }
+
+  /** Appends a chat message: user, assistant (text, reasoning, tool calls) or tool result. */
+  appendMessage(message: ChatMessage): void {
+    this.append({ type: "message", message });
+  }
+
+  /** Appends one permission audit record (its own `ts` is kept). */
+  appendPermission(record: PermissionRecord): void {
+    this.append({ type: "permission", ...record });
+  }
+
+  /** Appends an error the turn reported. */
+  appendError(code: string, message: string): void {
+    this.append({ type: "error", code, message });
+  }
+
+  /** Starts the next turn and returns its number. */
+  beginTurn(prompt: string): number {
+    const turn = this.#state.turns + 1;
+    this.append({ type: "turn_start", turn, prompt });
+    return turn;
+  }
+
+  /** Ends the current turn. */
+  endTurn(status: TurnStatus, usage: Usage): void {
+    this.append({ type: "turn_end", status, usage });
+  }
+
+  /**
+   * Records that `summary` replaces every message but the last `keepLast`; the history then
+   * starts with {@link summaryMessage}(summary).
+   */
+  appendCompaction(summary: string, keepLast: number): void {
+    const upto = this.#state.messageCount - 1 - Math.max(0, keepLast);
+    this.append({ type: "compaction", summary, upto });
+  }
+
+  /** Closes the append handle; later appends throw. */
+  close(): void {
+    this.#closed = true;
+    this.#file?.close();
+    this.#file = null;
+  }
+
+  /** Closes the session (for `using`). */
+  [Symbol.dispose](): void {
+    this.close();
+  }
+}
+
+async function unusedId(worktree: string, options: OpenSessionOptions): Promise<string> {
+  for (;;) {
+    const id = options.parent === undefined
+      ? newSessionId()
+      : newSubagentId(options.agentType ?? "agent");
+    if (await fileSize(sessionFile(worktree, id)) === 0) return id;
+  }
+}
+
+/** The size of `path`, 0 when it does not exist. */
+async function fileSize(path: string): Promise<number> {
+  try {
+    return (await Deno.stat(path)).size;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return 0;
+    throw error;
+  }
+}
+
+async function endsWithNewline(path: string, size: number): Promise<boolean> {
+  using file = await Deno.open(path, { read: true });
+  await file.seek(size - 1, Deno.SeekMode.Start);
+  const last = new Uint8Array(1);
+  await file.read(last);
+  return last[0] === 0x0a;
+}
+
+function openForAppend(path: string): Deno.FsFile {
+  const dir = dirname(path);
+  try {
+    Deno.statSync(dir);
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+    // Transcripts hold file contents and command output: keep them out of commits by default.
+    Deno.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    Deno.writeTextFileSync(join(dir, ".gitignore"), "*\n");
+  }
+  return Deno.openSync(path, { append: true, create: true, mode: 0o600 });
+}
+
+/** One write call per line keeps concurrent writers from splitting lines; the loop is a guard. */
+function writeWhole(file: Deno.FsFile, bytes: Uint8Array): void {
+  let written = 0;
+  while (written < bytes.length) written += file.writeSync(bytes.subarray(written));
+}
