@@ -74,7 +74,8 @@ export async function invokeTool(
     call.tool,
     call.args,
     ctx,
-    new Set(Object.keys(shownArgs)),
+    // A parameter passed under its alias (cursor for offset) was still passed by the model.
+    new Set(Object.keys(shownArgs).map((k) => call.tool.paramAliases?.[k] ?? k)),
   );
   sink.emit({
     type: "tool_call",
