@@ -218,6 +218,16 @@ export const CONFIG_KEYS = {
     "https://html.duckduckgo.com/html/",
     "DuckDuckGo HTML endpoint (duckduckgo backend)",
   ),
+  "web.brave_url": key(
+    Type.String(),
+    "https://api.search.brave.com/res/v1/web/search",
+    "Brave Search API endpoint (brave backend)",
+  ),
+  "web.tavily_url": key(
+    Type.String(),
+    "https://api.tavily.com/search",
+    "Tavily search API endpoint (tavily backend)",
+  ),
   "web.allow_private": key(
     Type.Boolean(),
     false,
