@@ -40,6 +40,8 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .option("--session <id>", "continue or create this session")
     .addHelpText("after", EXAMPLES)
     .exitOverride()
+    // Subcommands repeat --mode and --path; without this the root would take them.
+    .enablePositionalOptions()
     .showSuggestionAfterError(true)
     .action(async (options) => {
       const { runRepl } = await import("./repl.ts");
