@@ -6,7 +6,7 @@
 import { resolve } from "node:path";
 import { type Config, type ConfigKey, loadConfig } from "../config/mod.ts";
 import { type AgentType, CORE_PLUGIN, loadAgentTypes } from "../agents/mod.ts";
-import { createRegistry } from "../plugins/mod.ts";
+import { createRegistry, loadUserPlugins } from "../plugins/mod.ts";
 import { type HeadlessAnswer, ToolPolicy, type ToolRegistry } from "../tools/mod.ts";
 import { UsageError } from "./errors.ts";
 
@@ -31,7 +31,8 @@ export interface WorkspaceOptions {
 export async function openWorkspace(options: WorkspaceOptions): Promise<Workspace> {
   const worktree = await resolveWorktree(options.path);
   const config = await loadConfig({ worktree, flags: options.flags ?? {} });
-  const registry = createRegistry([CORE_PLUGIN]);
+  const userPlugins = await loadUserPlugins(config.get("plugins"), worktree);
+  const registry = createRegistry([CORE_PLUGIN, ...userPlugins]);
   const policy = new ToolPolicy({
     config,
     worktree,

@@ -10,8 +10,8 @@ import {
   createToolContext,
   invokeTool,
   type PermissionRecord,
-  type ToolContext,
   type Policy,
+  type ToolContext,
   type ToolRegistry,
 } from "../tools/mod.ts";
 import type { AskAnswer, AskRequest } from "../tools/types.ts";
@@ -72,8 +72,8 @@ export class Agent {
     const result = newResult(provider.model, session.id);
     const sink = observingSink(this.#options.sink, result);
     const ctx = this.#toolContext(signal);
-    await session.append({ type: "turn_start", prompt });
-    await this.#record({ role: "user", content: prompt });
+    session.beginTurn(prompt);
+    this.#record({ role: "user", content: prompt });
     const system = await buildSystemPrompt({
       config,
       worktree: policy.worktree,
@@ -84,6 +84,7 @@ export class Agent {
     const tools = config.get("tool_calling") ? registry.schemas((t) => policy.isVisible(t)) : [];
     const maxRounds = this.#options.maxRounds ?? config.get("max_rounds");
     let status: TurnStatus = "max_rounds";
+    let lastUsage: Usage | null = null;
     while (result.rounds < maxRounds) {
       result.rounds++;
       const reply = await this.#streamRound(
@@ -93,10 +94,11 @@ export class Agent {
         sink,
       );
       addUsage(result.usage, reply.usage);
+      lastUsage = reply.usage ?? lastUsage;
       result.content += reply.text;
       result.thinking += reply.thinking;
       if (reply.text || reply.thinking || reply.calls.length) {
-        await this.#record({
+        this.#record({
           role: "assistant",
           content: reply.text || null,
           ...(reply.calls.length ? { tool_calls: reply.calls } : {}),
@@ -104,12 +106,12 @@ export class Agent {
         });
       }
       if (reply.error) {
-        await this.#reportError(reply.error, sink, result);
+        this.#reportError(reply.error, sink, result);
         status = "error";
         break;
       }
       if (signal.aborted) {
-        await this.#skipCalls(reply.calls, sink);
+        this.#skipCalls(reply.calls, sink);
         status = "cancelled";
         break;
       }
@@ -123,10 +125,14 @@ export class Agent {
       }
       await this.#compactIfNeeded(reply.usage, signal, sink);
     }
+    // A turn that ended near the context limit is compacted now, so the next one fits.
+    if (status === "ok" || status === "truncated") {
+      await this.#compactIfNeeded(lastUsage, signal, sink);
+    }
     result.status = status;
     result.duration_ms = Math.round(performance.now() - started);
     sink.emit({ type: "turn_end", status, usage: result.usage });
-    await session.append({ type: "turn_end", status, usage: result.usage });
+    session.append({ type: "turn_end", status, usage: result.usage });
     return result;
   }
 
@@ -139,10 +145,11 @@ export class Agent {
     });
     if (!compacted) return null;
     this.#history = compacted.history;
-    await this.#options.session.append({
+    const { session } = this.#options;
+    session.append({
       type: "compaction",
       summary: compacted.summary,
-      kept: compacted.kept,
+      upto: session.messageCount - compacted.kept - 1,
     });
     return compacted.summary;
   }
@@ -200,7 +207,7 @@ export class Agent {
     const { registry, policy, provider, config, session } = this.#options;
     for (const [index, call] of calls.entries()) {
       if (ctx.signal.aborted) {
-        await this.#skipCalls(calls.slice(index), sink);
+        this.#skipCalls(calls.slice(index), sink);
         return true;
       }
       const args = await refineArguments({
@@ -219,7 +226,7 @@ export class Agent {
         sink,
         audit: (record) => this.#audit(record, result),
       }, { id: call.id, name: call.function.name, arguments: args });
-      await this.#record({
+      this.#record({
         role: "tool",
         tool_call_id: call.id,
         name: call.function.name,
@@ -232,10 +239,10 @@ export class Agent {
           provider,
           signal: ctx.signal,
         });
-        if (text) await session.append({ type: "analysis", tool_call_id: call.id, text });
+        if (text) session.append({ type: "analysis", tool_call_id: call.id, text });
       }
       if (outcome.cancelled || ctx.signal.aborted) {
-        await this.#skipCalls(calls.slice(index + 1), sink);
+        this.#skipCalls(calls.slice(index + 1), sink);
         return true;
       }
     }
@@ -243,7 +250,7 @@ export class Agent {
   }
 
   /** Calls that will not run still get their one result, so the history stays valid. */
-  async #skipCalls(calls: ToolCall[], sink: Sink): Promise<void> {
+  #skipCalls(calls: ToolCall[], sink: Sink): void {
     for (const call of calls) {
       const output = "Error: cancelled by the user before this tool ran";
       sink.emit({
@@ -261,7 +268,7 @@ export class Agent {
         is_error: true,
         is_note: false,
       });
-      await this.#record({
+      this.#record({
         role: "tool",
         tool_call_id: call.id,
         name: call.function.name,
@@ -285,24 +292,24 @@ export class Agent {
     }
   }
 
-  async #record(message: ChatMessage): Promise<void> {
+  #record(message: ChatMessage): void {
     this.#history.push(message);
-    await this.#options.session.append({ type: "message", message });
+    this.#options.session.append({ type: "message", message });
   }
 
-  async #audit(record: PermissionRecord, result: TurnResult): Promise<void> {
+  #audit(record: PermissionRecord, result: TurnResult): void {
     result.permissions.push(record);
-    await this.#options.session.append({ type: "permission", ...record });
+    this.#options.session.append({ type: "permission", ...record });
   }
 
-  async #reportError(
+  #reportError(
     error: { code: string; message: string },
     sink: Sink,
     result: TurnResult,
-  ): Promise<void> {
+  ): void {
     result.errors.push(error);
     sink.emit({ type: "error", ...error });
-    await this.#options.session.append({ type: "error", ...error });
+    this.#options.session.append({ type: "error", ...error });
   }
 
   #toolContext(signal: AbortSignal): ToolContext {

@@ -4,6 +4,7 @@
  * @module
  */
 import type { ChatMessage, Provider } from "../providers/types.ts";
+import { summaryMessage } from "../session/mod.ts";
 
 /** How many of the most recent user turns are kept verbatim. */
 const KEPT_TURNS = 2;
@@ -46,11 +47,6 @@ export async function compactHistory(options: {
     summary,
     kept: kept.length,
   };
-}
-
-/** The message that stands in for the summarised turns. */
-export function summaryMessage(summary: string): ChatMessage {
-  return { role: "user", content: `[Summary of the earlier conversation]\n${summary}` };
 }
 
 function renderForSummary(message: ChatMessage): string {

@@ -1,17 +1,19 @@
 /**
- * What the engine needs of a session: its id, the history to resume from, and an ordered
- * append of records (DESIGN.md §3 Session store). `src/session` implements it.
+ * What the engine needs of a session (DESIGN.md §3 Session store); `src/session`'s Session
+ * implements it, and sub-agent sessions are the same kind.
  * @module
  */
 import type { ChatMessage } from "../providers/types.ts";
+import type { NewRecord } from "../session/records.ts";
 
-/** A record without its timestamp; the session adds `ts`. */
-export type LogRecord = { type: string } & Record<string, unknown>;
-
-/** An append-only session as the engine sees it. Appends land in call order. */
+/** An append-only session as the engine sees it. Appends are synchronous and ordered. */
 export interface TurnLog {
   readonly id: string;
+  /** How many message records the session holds (compaction's `upto` counts these). */
+  readonly messageCount: number;
   /** The model history to resume from (compaction applied, every tool call answered). */
   history(): ChatMessage[];
-  append(record: LogRecord): void | Promise<void>;
+  append(record: NewRecord): void;
+  /** Writes `turn_start` and returns the turn number. */
+  beginTurn(prompt: string): number;
 }

@@ -6,3 +6,4 @@ export type { Plugin, PluginTool } from "./api.ts";
 export { defineTool } from "./api.ts";
 export { BUNDLED_PLUGINS } from "./bundled.ts";
 export { createRegistry } from "./load.ts";
+export { loadUserPlugins, PluginLoadError } from "./user_plugins.ts";

@@ -1,0 +1,106 @@
+/**
+ * `replio run`: one headless turn (DESIGN.md §4). The prompt comes from the arguments or, when
+ * there are none, from stdin; stdin is never read again and no person is ever waited on.
+ * SIGINT or SIGTERM cancels the turn (stream and tools aborted, partial output saved, exit 130).
+ * @module
+ */
+import { createProvider } from "../providers/mod.ts";
+import { openSession } from "../session/mod.ts";
+import type { TurnResult } from "../engine/mod.ts";
+import { CollectingSink } from "../ui/collecting_sink.ts";
+import type { Sink, TurnStatus } from "../ui/events.ts";
+import { HeadlessTextSink } from "../ui/headless_text.ts";
+import { StreamJsonSink } from "../ui/stream_json.ts";
+import { createStyles, wantsColor } from "../ui/styles.ts";
+import { fileWriter, type TextWriter } from "../ui/writer.ts";
+import type { Config } from "../config/mod.ts";
+import { EXIT, UsageError } from "./errors.ts";
+import { createRootAgent } from "./start_agent.ts";
+import { openWorkspace } from "./workspace.ts";
+
+/** Options of `replio run`. */
+export interface RunOptions {
+  output: "text" | "json" | "stream-json";
+  yes?: boolean;
+  no?: boolean;
+  model?: string;
+  baseUrl?: string;
+  session?: string;
+  mode?: string;
+  path?: string;
+  maxRounds?: number;
+}
+
+/** Exit code per turn status (DESIGN.md §4). */
+const EXIT_BY_STATUS: Record<TurnStatus, number> = {
+  ok: EXIT.ok,
+  truncated: EXIT.ok,
+  error: EXIT.failed,
+  max_rounds: EXIT.failed,
+  cancelled: EXIT.cancelled,
+};
+
+/** Runs one turn and returns the exit code. */
+export async function runHeadless(promptArg: string, options: RunOptions): Promise<number> {
+  const prompt = promptArg.trim() ? promptArg : await readPromptFromStdin();
+  const ws = await openWorkspace({
+    path: options.path,
+    mode: options.mode,
+    headless: options.yes && !options.no ? "yes" : "no",
+    flags: {
+      ...(options.model ? { model: options.model } : {}),
+      ...(options.baseUrl ? { base_url: options.baseUrl } : {}),
+    },
+  });
+  const provider = await createProvider(ws.config);
+  using session = await openSession(ws.worktree, {
+    config: ws.config,
+    id: options.session,
+    model: provider.model,
+  });
+  const stdout = fileWriter(Deno.stdout);
+  const sink = createSink(options.output, stdout, ws.config);
+  sink.emit({ type: "session", id: session.id });
+
+  const controller = new AbortController();
+  const cancel = () => controller.abort();
+  const signals: Deno.Signal[] = ["SIGINT", "SIGTERM"];
+  for (const name of signals) Deno.addSignalListener(name, cancel);
+  let result: TurnResult;
+  try {
+    const agent = createRootAgent(ws, { provider, session, sink, maxRounds: options.maxRounds });
+    result = await agent.runTurn(prompt, controller.signal);
+  } finally {
+    for (const name of signals) Deno.removeSignalListener(name, cancel);
+  }
+  if (options.output === "json") stdout.write(JSON.stringify(result) + "\n");
+  return EXIT_BY_STATUS[result.status];
+}
+
+function createSink(output: RunOptions["output"], stdout: TextWriter, config: Config): Sink {
+  if (output === "stream-json") return new StreamJsonSink(stdout);
+  if (output === "json") return new CollectingSink();
+  return new HeadlessTextSink(
+    stdout,
+    fileWriter(Deno.stderr),
+    createStyles(wantsColor(Deno.stderr)),
+    {
+      glyphLines: config.get("glyph_lines"),
+      glyphParams: config.get("glyph_params"),
+      showErrors: config.get("show_errors"),
+      showNotes: config.get("show_notes"),
+    },
+  );
+}
+
+/** The whole of stdin as the prompt; a terminal or empty input is a usage error. */
+async function readPromptFromStdin(): Promise<string> {
+  if (Deno.stdin.isTerminal()) {
+    throw new UsageError(
+      `Cannot run: no prompt: pass it as an argument (replio run "…") or pipe it on stdin`,
+    );
+  }
+  const text = await new Response(Deno.stdin.readable).text();
+  if (!text.trim()) throw new UsageError("Cannot run: the prompt on stdin is empty: pass a prompt");
+  return text;
+}

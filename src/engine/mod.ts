@@ -1,0 +1,9 @@
+/**
+ * The engine: the tool loop, context building and turn results.
+ * @module
+ */
+export { Agent, type AgentOptions } from "./agent.ts";
+export { compactHistory } from "./compaction.ts";
+export { buildSystemPrompt, readProjectInstructions } from "./system_prompt.ts";
+export type { TurnLog } from "./turn_log.ts";
+export { emptyUsage, type TurnResult, type TurnToolCall } from "./turn_result.ts";

@@ -1,0 +1,60 @@
+/**
+ * User plugins named in config `plugins` load at start-up and pass the same registry and policy.
+ */
+import assert from "node:assert/strict";
+import { tempWorktree } from "./support/worktree.ts";
+
+const MAIN = new URL("../main.ts", import.meta.url).pathname;
+
+async function replio(cwd: string, ...args: string[]) {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--no-prompt", "-A", MAIN, ...args],
+    cwd,
+    env: { NO_COLOR: "1" },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const decode = (b: Uint8Array) => new TextDecoder().decode(b);
+  return { code: output.code, stdout: decode(output.stdout), stderr: decode(output.stderr) };
+}
+
+const PLUGIN = `export const plugin = {
+  name: "hello-plugin",
+  tools: [{
+    spec: {
+      name: "hello",
+      description: "Greets someone",
+      parameters: { type: "object", properties: { who: { type: "string", description: "Name" } }, required: ["who"] },
+      category: "read",
+      permission: "read",
+    },
+    handler: ({ who }) => "hello " + who,
+  }],
+};
+`;
+
+Deno.test("loadUserPlugins registers a configured plugin's tools under the policy", async () => {
+  await using wt = await tempWorktree({
+    ".replio/plugins/hello.js": PLUGIN,
+    ".replio/config.yaml": "plugins: [.replio/plugins/hello.js]\n",
+  });
+  const ran = await replio(wt.path, "tool", "hello", '{"who":"ada"}');
+  assert.equal(ran.stdout, "hello ada\n");
+  assert.equal(ran.code, 0);
+  const denied = await replio(wt.path, "tool", "hello", '{"who":"ada"}', "--mode", "plan");
+  assert.equal(denied.code, 0, "plan mode does not deny read tools");
+  await Deno.writeTextFile(`${wt.path}/.replio/config.yaml`, "plugins: [.replio/plugins/hello.js]\ntools:\n  deny: [hello]\n");
+  const listed = await replio(wt.path, "tools", "--json");
+  const hello = JSON.parse(listed.stdout).tools.find((t: { name: string }) => t.name === "hello");
+  assert.deepEqual([hello.action, hello.reason], ["deny", "tools.deny"]);
+});
+
+Deno.test("loadUserPlugins stops with exit 2 and the fix for a broken plugin", async () => {
+  await using wt = await tempWorktree({
+    ".replio/plugins/bad.js": "export const plugin = { name: 'bad', tools: [{ spec: { name: 'x' } }] };\n",
+    ".replio/config.yaml": "plugins: [.replio/plugins/bad.js, missing.js]\n",
+  });
+  const ran = await replio(wt.path, "tools");
+  assert.equal(ran.code, 2);
+  assert.match(ran.stderr, /Cannot load plugin "\.replio\/plugins\/bad\.js": tool "x" without a handler: see docs\/plugins\.md/);
+});
