@@ -158,8 +158,10 @@ export class Session implements Disposable {
       const header: SessionRecord[] = fixes.needsHeader
         ? [{ type: "session", ts: this.header.created, ...this.header }]
         : [];
+      // Synthetic results are ours, not a tool's output: noise_tools and caps do not apply.
+      const exact = { ...this.#rules, noiseTools: new Set<string>(), toolMaxChars: 0 };
       text = (fixes.needsNewline ? "\n" : "") +
-        [...header, ...prelude].map((r) => serializeRecord(r, this.#rules)).join("") + text;
+        [...header, ...prelude].map((r) => serializeRecord(r, exact)).join("") + text;
       this.#file = openForAppend(this.path);
       this.#resume = null;
     }
@@ -246,13 +248,13 @@ async function endsWithNewline(path: string, size: number): Promise<boolean> {
 
 function openForAppend(path: string): Deno.FsFile {
   const dir = dirname(path);
+  Deno.mkdirSync(dirname(dir), { recursive: true });
   try {
-    Deno.statSync(dir);
-  } catch (error) {
-    if (!(error instanceof Deno.errors.NotFound)) throw error;
+    Deno.mkdirSync(dir, { mode: 0o700 });
     // Transcripts hold file contents and command output: keep them out of commits by default.
-    Deno.mkdirSync(dir, { recursive: true, mode: 0o700 });
     Deno.writeTextFileSync(join(dir, ".gitignore"), "*\n");
+  } catch (error) {
+    if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
   }
   return Deno.openSync(path, { append: true, create: true, mode: 0o600 });
 }
