@@ -1,0 +1,128 @@
+/**
+ * Chooses the model endpoint, key and model from flags, the config, the environment, or a
+ * local Ollama, and builds the provider.
+ * @module
+ */
+import { type Config, ConfigError } from "../config/mod.ts";
+import { createOpenAIProvider } from "./openai.ts";
+import type { Provider } from "./types.ts";
+
+/** Ollama's OpenAI-compatible endpoint on its default port. */
+export const OLLAMA_BASE_URL = "http://127.0.0.1:11434/v1";
+const OPENAI_BASE_URL = "https://api.openai.com/v1";
+/** A local server answers in milliseconds; waiting longer only delays the error. */
+const OLLAMA_PROBE_TIMEOUT_MS = 300;
+const LIST_MODELS_TIMEOUT_MS = 10_000;
+const HOW_TO_CONFIGURE = "run `replio config set base_url http://HOST:PORT/v1`, " +
+  "pass --base-url, or set OPENAI_BASE_URL";
+
+/** Command-line choices that beat the config. */
+export interface ProviderOverrides {
+  model?: string;
+  baseUrl?: string;
+}
+
+/**
+ * Builds the provider. The endpoint is the first of: `baseUrl`, `base_url`, Ollama when
+ * `provider` is `ollama`, `OPENAI_BASE_URL`, api.openai.com when the `api_key_env` variable is
+ * set, a local Ollama that answers; else a ConfigError. An empty model means the server's first
+ * listed model. Environment variables are read only when already permitted (no prompt).
+ *
+ * @example
+ * ```ts ignore
+ * const provider = await createProvider(config, { baseUrl: "http://127.0.0.1:8080/v1" });
+ * ```
+ */
+export async function createProvider(
+  config: Config,
+  overrides: ProviderOverrides = {},
+): Promise<Provider> {
+  const apiKey = readEnv(config.get("api_key_env")) ?? "";
+  const configured = overrides.baseUrl || config.get("base_url");
+  const baseUrl = configured ? normalizeBaseUrl(configured) : await findEndpoint(config, apiKey);
+  const model = overrides.model || config.get("model") || await firstModel(baseUrl, apiKey);
+  return createOpenAIProvider({ config, baseUrl, model, apiKey });
+}
+
+async function findEndpoint(config: Config, apiKey: string): Promise<string> {
+  if (config.get("provider") === "ollama") return OLLAMA_BASE_URL;
+  const fromEnv = readEnv("OPENAI_BASE_URL");
+  if (fromEnv) return normalizeBaseUrl(fromEnv);
+  if (apiKey) return OPENAI_BASE_URL;
+  if (await listModels(OLLAMA_BASE_URL, "", OLLAMA_PROBE_TIMEOUT_MS).catch(() => null)) {
+    return OLLAMA_BASE_URL;
+  }
+  throw new ConfigError(
+    `No model server configured: base_url is empty, OPENAI_BASE_URL and ` +
+      `${config.get("api_key_env") || "the API key variable"} are unset, and no Ollama answers ` +
+      `on 127.0.0.1:11434: ${HOW_TO_CONFIGURE}`,
+  );
+}
+
+/**
+ * Trims trailing slashes and adds `/v1` to a bare host, the path every OpenAI-compatible
+ * server (Ollama, vLLM, llama.cpp, LM Studio) serves.
+ */
+function normalizeBaseUrl(text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch (error) {
+    if (!(error instanceof TypeError)) throw error;
+    throw new ConfigError(`Cannot use base_url "${text}": not a URL: ${HOW_TO_CONFIGURE}`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new ConfigError(`Cannot use base_url "${text}": not http or https: ${HOW_TO_CONFIGURE}`);
+  }
+  const path = url.pathname.replace(/\/+$/, "");
+  return `${url.origin}${path || "/v1"}${url.search}`;
+}
+
+async function firstModel(baseUrl: string, apiKey: string): Promise<string> {
+  const fix = "run `replio config set model NAME` or pass --model";
+  let models: string[];
+  try {
+    models = await listModels(baseUrl, apiKey, LIST_MODELS_TIMEOUT_MS);
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error);
+    throw new ConfigError(`Cannot list the models at "${baseUrl}": ${detail}: ${fix}`);
+  }
+  const model = models[0];
+  if (model === undefined) {
+    throw new ConfigError(`No model set and "${baseUrl}/models" lists none: ${fix}`);
+  }
+  return model;
+}
+
+/** The model ids `GET {baseUrl}/models` lists. */
+async function listModels(baseUrl: string, apiKey: string, timeoutMs: number): Promise<string[]> {
+  const host = new URL(baseUrl).host;
+  if (Deno.permissions.querySync({ name: "net", host }).state !== "granted") {
+    throw new Error(`no network permission for "${host}" (run with --allow-net)`);
+  }
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), timeoutMs);
+  try {
+    const response = await fetch(`${baseUrl}/models`, {
+      headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {},
+      signal: controller.signal,
+    });
+    const text = await response.text();
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    const body = JSON.parse(text) as { data?: { id?: unknown }[] };
+    return (body.data ?? []).map((entry) => entry.id).filter((id) => typeof id === "string");
+  } catch (error) {
+    if (controller.signal.aborted) throw new Error(`no answer within ${timeoutMs} ms`);
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** An environment variable, only if reading it is already permitted (never prompts). */
+function readEnv(name: string): string | undefined {
+  if (!name || Deno.permissions.querySync({ name: "env", variable: name }).state !== "granted") {
+    return undefined;
+  }
+  return Deno.env.get(name)?.trim() || undefined;
+}
