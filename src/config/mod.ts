@@ -23,6 +23,7 @@ export { describeSchema } from "./describe_schema.ts";
 export {
   type ConfigPaths,
   configPaths,
+  editDistance,
   flattenConfig,
   loadConfig,
   parseConfigText,
