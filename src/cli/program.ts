@@ -99,6 +99,16 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
       setExitCode(await listTools(options));
     });
 
+  program.command("agents")
+    .description("list agent types for delegate (built-in, config, .replio/agents/*.md)")
+    .option("--json", "print JSON")
+    .option("--path <dir>", "worktree (default: the current directory)")
+    .exitOverride()
+    .action(async (options) => {
+      const { listAgents } = await import("./agents.ts");
+      setExitCode(await listAgents(options));
+    });
+
   program.command("config")
     .description("get, set or unset configuration (local .replio/config.yaml by default)")
     .argument("<action>", "get | set | unset")
