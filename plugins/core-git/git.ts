@@ -1,0 +1,120 @@
+/**
+ * git: read-only git (status, diff, log, branch, show, rev-parse) with vetted arguments.
+ * @module
+ */
+import { type Static, Type } from "@sinclair/typebox";
+import type { ToolContext, ToolSpec } from "../../src/plugins/api.ts";
+import { checkGitArgs, GIT_SUBCOMMANDS, type GitSubcommand } from "./_git_args.ts";
+import { gitFailure, runGit } from "./_run_git.ts";
+import DESCRIPTION from "./git.md" with { type: "text" };
+
+const parameters = Type.Object({
+  subcommand: Type.Unsafe<GitSubcommand>({
+    type: "string",
+    enum: Object.keys(GIT_SUBCOMMANDS),
+    description: "The git subcommand; rev_parse runs git rev-parse",
+  }),
+  args: Type.Optional(Type.Array(Type.String(), {
+    description: 'Arguments after the subcommand, one per item, e.g. ["--oneline", "-n", "10"]',
+  })),
+});
+
+/** The soft results: nothing to show is not an error. */
+const NO_CHANGES = "(no changes)";
+const NO_OUTPUT = "(no output)";
+
+/** git's registration; each alias presets the subcommand. */
+export const gitSpec = {
+  name: "git",
+  description: DESCRIPTION,
+  parameters,
+  category: "read",
+  permission: "read",
+  keyArg: "subcommand",
+  verb: "Git",
+  aliases: Object.keys(GIT_SUBCOMMANDS).map((subcommand) => ({
+    name: `git_${subcommand}`,
+    args: { subcommand },
+  })),
+  note: (result: string) => result === NO_CHANGES || result === NO_OUTPUT,
+} satisfies ToolSpec<typeof parameters>;
+
+/**
+ * Configuration that overrides the repository's own: a repository may name programs for git
+ * to run (fsmonitor hooks, gpg for signature placeholders in a pretty alias), and its config
+ * file is writable by file_edit, so a read must not run them.
+ */
+const SAFE_CONFIG = [
+  "core.fsmonitor=false",
+  "core.quotepath=false",
+  "color.ui=false",
+  "diff.submodule=short",
+  "log.showSignature=false",
+  "gpg.program=false",
+  "gpg.openpgp.program=false",
+  "gpg.x509.program=false",
+  "gpg.ssh.program=false",
+].flatMap((setting) => ["-c", setting]);
+
+/**
+ * Flags placed before the model's arguments: no external diff or textconv programs, plain
+ * text, and no git runs inside submodules (their configuration is not vetted).
+ */
+const FORCED_ARGS: Readonly<Record<GitSubcommand, readonly string[]>> = {
+  status: ["--ignore-submodules=dirty"],
+  diff: ["--no-ext-diff", "--no-textconv", "--no-color", "--ignore-submodules=dirty"],
+  log: ["--no-ext-diff", "--no-textconv", "--no-color"],
+  show: ["--no-ext-diff", "--no-textconv", "--no-color"],
+  branch: ["--no-color"],
+  rev_parse: [],
+};
+
+/** Runs one read-only git subcommand in the worktree and returns its output. */
+export async function runGitCommand(
+  { subcommand, args = [] }: Static<typeof parameters>,
+  ctx: ToolContext,
+): Promise<string> {
+  checkGitArgs(subcommand, args);
+  const command = GIT_SUBCOMMANDS[subcommand];
+  const action = `git ${command}`;
+  const filters = subcommand === "status" || subcommand === "diff"
+    ? await disableLocalFilters(ctx, action)
+    : [];
+  const output = await runGit(
+    ctx,
+    [...SAFE_CONFIG, ...filters, command, ...FORCED_ARGS[subcommand], ...args],
+    { action, maxChars: ctx.config.get("tool_max_result_chars") },
+  );
+  if (output.code !== 0 && !output.truncated) {
+    throw new Error(gitFailure(action, output, "check the arguments and call git again"));
+  }
+  const text = output.stdout.replace(/\n$/, "");
+  if (text !== "") return text;
+  return subcommand === "diff" ? NO_CHANGES : NO_OUTPUT;
+}
+
+/**
+ * `-c` settings that switch off clean/smudge filters the repository's own config defines:
+ * status and diff run a file's clean filter to compare it. Filters from the user's global or
+ * system config (git-lfs) are the user's choice and stay.
+ */
+async function disableLocalFilters(ctx: ToolContext, action: string): Promise<string[]> {
+  const listed = await runGit(
+    ctx,
+    ["config", "-z", "--show-scope", "--get-regexp", "^filter\\."],
+    { action },
+  );
+  // -z prints "scope NUL key LF value NUL": a driver name may hold spaces, never a newline.
+  const fields = listed.stdout.split("\0");
+  const drivers = new Set<string>();
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    const key = fields[i + 1]!.split("\n")[0]!;
+    const driver = key.slice("filter.".length, key.lastIndexOf("."));
+    if ((fields[i] === "local" || fields[i] === "worktree") && driver) drivers.add(driver);
+  }
+  return [...drivers].flatMap((driver) =>
+    ["clean=", "smudge=", "process=", "required=false"].flatMap((
+      setting,
+    ) => ["-c", `filter.${driver}.${setting}`])
+  );
+}
