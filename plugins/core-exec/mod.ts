@@ -2,10 +2,11 @@
  * The bundled plugin replio-core-exec.
  * @module
  */
-import type { Plugin } from "../../src/plugins/api.ts";
+import { defineTool, type Plugin } from "../../src/plugins/api.ts";
+import { runCommand, runCommandSpec } from "./run_command.ts";
 
 /** replio-core-exec's tools. */
 export const plugin: Plugin = {
   name: "replio-core-exec",
-  tools: [],
+  tools: [defineTool(runCommandSpec, runCommand)],
 };
