@@ -11,8 +11,8 @@ import {
   sessionsDir,
   type SessionSummary,
 } from "../session/mod.ts";
+import { resolve } from "node:path";
 import { EXIT, UsageError } from "./errors.ts";
-import { openWorkspace } from "./workspace.ts";
 
 /** Options of `replio sessions list`. */
 export interface ListSessionsOptions {
@@ -27,7 +27,7 @@ export interface ShowSessionOptions {
 
 /** Prints the sessions, newest first, or a line saying there are none; exit 0. */
 export async function listSessions(options: ListSessionsOptions): Promise<number> {
-  const { worktree } = await openWorkspace({ path: options.path });
+  const worktree = await resolveWorktree(options.path);
   const sessions = await listWorktreeSessions(worktree);
   if (sessions.length === 0) {
     await write(
@@ -44,7 +44,7 @@ export async function listSessions(options: ListSessionsOptions): Promise<number
 
 /** Prints one session as a transcript or JSON; an unknown or invalid id is a usage error (exit 2). */
 export async function showSession(id: string, options: ShowSessionOptions): Promise<number> {
-  const { worktree } = await openWorkspace({ path: options.path });
+  const worktree = await resolveWorktree(options.path);
   const hint = "run `replio sessions list` to see the ids";
   if (!isSessionId(id)) {
     throw new UsageError(`Cannot show session "${id}": not a session id: ${hint}`);
@@ -66,6 +66,24 @@ export async function showSession(id: string, options: ShowSessionOptions): Prom
     await write(Deno.stdout, renderTranscript(session));
   }
   return EXIT.ok;
+}
+
+/**
+ * The worktree as `openWorkspace` resolves it, without loading config or plugins: listing
+ * sessions must work even when a plugin or the config is broken.
+ */
+async function resolveWorktree(path: string | undefined): Promise<string> {
+  const target = resolve(path ?? Deno.cwd());
+  try {
+    const real = await Deno.realPath(target);
+    if (!(await Deno.stat(real)).isDirectory) throw new Deno.errors.NotFound();
+    return real;
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+    throw new UsageError(
+      `Cannot use --path "${target}": no such directory: pass an existing directory`,
+    );
+  }
 }
 
 function formatList(sessions: SessionSummary[]): string {

@@ -1,0 +1,62 @@
+import assert from "node:assert/strict";
+import { Config } from "../config/mod.ts";
+import { tempWorktree } from "../../tests/support/worktree.ts";
+import { listSessions, openSession } from "./mod.ts";
+
+Deno.test("listSessions returns [] when the worktree has no sessions", async () => {
+  await using wt = await tempWorktree();
+  assert.deepEqual(await listSessions(wt.path), []);
+});
+
+Deno.test("listSessions lists every session, most recently updated first", async () => {
+  await using wt = await tempWorktree({ ".replio/sessions/notes.txt": "not a session" });
+  const config = Config.defaults();
+  const older = await openSession(wt.path, { config, id: "older", model: "m1" });
+  older.beginTurn("first question");
+  older.beginTurn("second question\nwith detail");
+  older.close();
+  const newer = await openSession(wt.path, { config, id: "newer" });
+  newer.beginTurn("x".repeat(150));
+  newer.close();
+  // mtime is the order; set it explicitly rather than relying on the clock's resolution.
+  await Deno.utime(older.path, new Date("2026-11-30T10:00:00Z"), new Date("2026-11-30T10:00:00Z"));
+  await Deno.utime(newer.path, new Date("2026-11-30T11:00:00Z"), new Date("2026-11-30T11:00:00Z"));
+
+  const sizes = await Promise.all(
+    [newer.path, older.path].map(async (p) => (await Deno.stat(p)).size),
+  );
+  assert.deepEqual(await listSessions(wt.path), [
+    {
+      id: "newer",
+      created: newer.header.created,
+      updated: "2026-11-30T11:00:00.000Z",
+      turns: 1,
+      lastPrompt: "x".repeat(100),
+      size: sizes[0],
+    },
+    {
+      id: "older",
+      created: older.header.created,
+      updated: "2026-11-30T10:00:00.000Z",
+      turns: 2,
+      lastPrompt: "second question",
+      size: sizes[1],
+      model: "m1",
+    },
+  ]);
+});
+
+Deno.test("listSessions shows a sub-agent session with its parent and type", async () => {
+  await using wt = await tempWorktree();
+  const sub = await openSession(wt.path, {
+    config: Config.defaults(),
+    parent: "ses_a",
+    agentType: "review",
+  });
+  sub.beginTurn("check the diff");
+  sub.close();
+  const [row] = await listSessions(wt.path);
+  assert.equal(row?.parent, "ses_a");
+  assert.equal(row?.agentType, "review");
+  assert.equal(row?.lastPrompt, "check the diff");
+});
