@@ -1,0 +1,146 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import type { PermissionRecord } from "../../src/tools/mod.ts";
+import { HEAD_LINES, TAIL_LINES } from "../../src/plugins/api.ts";
+import { invokeInWorktree, runTool, tempWorktree } from "../../tests/support/worktree.ts";
+
+/** Whether `pid` still runs; a zombie (killed, not yet reaped by init) does not. */
+async function isRunning(pid: number): Promise<boolean> {
+  try {
+    const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0] !== "Z";
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return false;
+    throw error;
+  }
+}
+
+Deno.test("run_command reports the exit code with merged output", async () => {
+  await using wt = await tempWorktree();
+  const out = await runTool(wt, "run_command", { command: "echo out; echo err >&2; exit 3" });
+  assert.equal(out, "exit 3\nout\nerr");
+});
+
+Deno.test("run_command runs in the worktree and in cwd", async () => {
+  await using wt = await tempWorktree({ "sub/a.txt": "" });
+  assert.equal(await runTool(wt, "run_command", { command: "pwd" }), `exit 0\n${wt.path}`);
+  assert.equal(
+    await runTool(wt, "run_command", { command: "pwd; ls", cwd: "sub" }),
+    `exit 0\n${join(wt.path, "sub")}\na.txt`,
+  );
+});
+
+Deno.test("run_command answers to its aliases bash and exec", async () => {
+  await using wt = await tempWorktree();
+  assert.equal(await runTool(wt, "bash", { command: "echo hi" }), "exit 0\nhi");
+  assert.equal(await runTool(wt, "exec", { command: "true" }), "exit 0");
+});
+
+Deno.test("run_command refuses a missing cwd and an empty command", async () => {
+  await using wt = await tempWorktree({ "f.txt": "" });
+  assert.equal(
+    await runTool(wt, "run_command", { command: "ls", cwd: "nope" }),
+    'Error: Cannot run in "nope": no such directory: pass an existing cwd or omit it',
+  );
+  assert.equal(
+    await runTool(wt, "run_command", { command: "ls", cwd: "f.txt" }),
+    'Error: Cannot run in "f.txt": not a directory: pass a directory as cwd',
+  );
+  assert.equal(
+    await runTool(wt, "run_command", { command: "  " }),
+    "Error: Cannot run an empty command: pass the shell command line to run",
+  );
+});
+
+Deno.test("run_command timeout kills the command's whole process group", async () => {
+  await using wt = await tempWorktree();
+  const out = await runTool(wt, "run_command", {
+    command: "sleep 300 & echo $! > bg.pid; echo started; sleep 300",
+    timeout: 1,
+  });
+  assert.equal(out, "timed out after 1s\nstarted");
+  assert.equal(await isRunning(Number(await wt.read("bg.pid"))), false);
+});
+
+Deno.test("run_command takes its default timeout from tool_timeout", async () => {
+  await using wt = await tempWorktree();
+  const out = await runTool(wt, "run_command", { command: "echo $$ > pid; sleep 300" }, {
+    config: { tool_timeout: 1 },
+  });
+  assert.equal(out, "timed out after 1s");
+  assert.equal(await isRunning(Number(await wt.read("pid"))), false);
+});
+
+Deno.test("run_command cancelled by the turn's signal kills the process group", async () => {
+  await using wt = await tempWorktree();
+  const fifo = join(wt.path, "ready.fifo");
+  assert.ok((await new Deno.Command("mkfifo", { args: [fifo] }).output()).success);
+  const controller = new AbortController();
+  const running = runTool(wt, "run_command", {
+    command: `sleep 300 & echo $! > bg.pid; echo go > ${fifo}; sleep 300`,
+  }, { signal: controller.signal });
+  assert.equal(await Deno.readTextFile(fifo), "go\n"); // blocks until the command is running
+  controller.abort();
+  assert.equal(await running, "Error: cancelled by the user");
+  assert.equal(await isRunning(Number(await wt.read("bg.pid"))), false);
+});
+
+Deno.test("run_command keeps head and tail of long output with the exact count omitted", async () => {
+  await using wt = await tempWorktree();
+  const out = await runTool(wt, "run_command", { command: "seq 1 5000" });
+  const range = (from: number, to: number) =>
+    Array.from({ length: to - from + 1 }, (_, i) => String(from + i));
+  assert.equal(
+    out,
+    [
+      "exit 0",
+      ...range(1, HEAD_LINES),
+      `... (${5000 - HEAD_LINES - TAIL_LINES} lines omitted) ...`,
+      ...range(5001 - TAIL_LINES, 5000),
+    ].join("\n"),
+  );
+});
+
+Deno.test("run_command in a cwd outside the worktree is not allowed by bash_allow", async () => {
+  await using wt = await tempWorktree();
+  await using outside = await tempWorktree({ "secret.txt": "" });
+  const audit: PermissionRecord[] = [];
+  const denied = await invokeInWorktree(wt, "run_command", { command: "ls", cwd: outside.path }, {
+    config: { "tool_permission.bash_allow": ["ls"] },
+    headless: "no",
+    audit,
+  });
+  assert.equal(denied.decision, "denied");
+  assert.equal(
+    audit[0]?.reason,
+    `bash_allow: cwd "${outside.path}" is outside the worktree; headless`,
+  );
+  const confirmed = await runTool(wt, "run_command", { command: "ls", cwd: outside.path }, {
+    config: { "tool_permission.bash_allow": ["ls"] },
+    headless: "yes",
+  });
+  assert.equal(confirmed, "exit 0\nsecret.txt");
+});
+
+Deno.test("run_command runs an allowed command without asking", async () => {
+  await using wt = await tempWorktree({ "a.txt": "hello\n" });
+  const audit: PermissionRecord[] = [];
+  const outcome = await invokeInWorktree(wt, "run_command", { command: "cat a.txt | cat" }, {
+    config: { "tool_permission.bash_allow": ["cat"] },
+    headless: "no",
+    audit,
+  });
+  assert.deepEqual([outcome.output, outcome.decision], ["exit 0\nhello", "granted"]);
+  assert.deepEqual([audit[0]?.action, audit[0]?.reason], ["allow", "bash_allow"]);
+});
+
+Deno.test("run_command without bash_allow keeps the base action", async () => {
+  await using wt = await tempWorktree();
+  const audit: PermissionRecord[] = [];
+  await invokeInWorktree(wt, "run_command", { command: "touch marker" }, {
+    headless: "no",
+    audit,
+  });
+  assert.deepEqual([audit[0]?.action, audit[0]?.reason], ["ask", "tool_permission.bash; headless"]);
+  await assert.rejects(Deno.stat(join(wt.path, "marker")), Deno.errors.NotFound);
+});
