@@ -209,7 +209,11 @@ function hasKeysUnder(prefix: string): boolean {
 export function suggestKey(name: string): string {
   let best = "";
   let bestDistance = Infinity;
-  for (const candidate of Object.keys(CONFIG_KEYS)) {
+  // Group names (`tool_permission`, `web`) are candidates too: a misspelt group is common.
+  const groups = Object.keys(CONFIG_KEYS).filter((k) => k.includes(".")).map((k) =>
+    k.slice(0, k.lastIndexOf("."))
+  );
+  for (const candidate of new Set([...Object.keys(CONFIG_KEYS), ...groups])) {
     const d = editDistance(name, candidate);
     if (d < bestDistance) [best, bestDistance] = [candidate, d];
   }
