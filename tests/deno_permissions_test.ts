@@ -1,0 +1,149 @@
+/**
+ * The Deno permission layer beneath ToolPolicy (DESIGN.md §1): replio started with fewer Deno
+ * permissions offers only the tools it could run, and a path it may not touch is a clear
+ * `Error:` naming the missing flag. Never Deno's own prompt: always `--no-prompt`.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { Config } from "../src/config/mod.ts";
+import { createToolContext } from "../src/tools/mod.ts";
+import { tempWorktree } from "./support/worktree.ts";
+
+const MAIN = new URL("../main.ts", import.meta.url).pathname;
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+async function replio(cwd: string, denoFlags: string[], ...args: string[]): Promise<Run> {
+  const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--no-prompt", ...denoFlags, MAIN, ...args],
+    cwd,
+    env: { XDG_CONFIG_HOME: join(cwd, ".no-global"), NO_COLOR: "1", RUST_BACKTRACE: "0" },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+  return { code, stdout: decode(stdout), stderr: decode(stderr) };
+}
+
+interface ToolsListing {
+  tools: { name: string; permission: string }[];
+  hidden: { name: string; reason: string }[];
+}
+
+/** The flag each permission key needs; keys missing here need only read (granted below). */
+const MISSING_FLAG: Record<string, string> = {
+  edit: "--allow-write",
+  bash: "--allow-run",
+  web: "--allow-net",
+  mcp: "--allow-run",
+};
+
+Deno.test("replio tools --json leaves out run, edit and web tools without their Deno flags", async () => {
+  await using wt = await tempWorktree({ "a.txt": "a\n" });
+  const all = JSON.parse((await replio(wt.path, ["-A"], "tools", "--json")).stdout) as ToolsListing;
+  const run = await replio(wt.path, [`--allow-read=${wt.path}`, "--allow-env"], "tools", "--json");
+  assert.equal(run.code, 0, run.stderr);
+  const limited = JSON.parse(run.stdout) as ToolsListing;
+
+  const impossible = all.tools.filter((t) => t.permission in MISSING_FLAG);
+  for (const key of ["edit", "bash", "web"]) {
+    assert.ok(impossible.some((t) => t.permission === key), `some bundled tool needs ${key}`);
+  }
+  assert.deepEqual(limited.tools.filter((t) => t.permission in MISSING_FLAG), []);
+  assert.deepEqual(
+    limited.tools.map((t) => t.name),
+    all.tools.filter((t) => !(t.permission in MISSING_FLAG)).map((t) => t.name),
+  );
+  assert.deepEqual(
+    limited.hidden,
+    impossible.map((t) => ({ name: t.name, reason: `deno: no ${MISSING_FLAG[t.permission]}` })),
+  );
+});
+
+Deno.test("replio tool refuses a tool whose Deno permission is missing, as policy deny", async () => {
+  await using wt = await tempWorktree({ "a.txt": "a\n" });
+  const run = await replio(
+    wt.path,
+    [`--allow-read=${wt.path}`, "--allow-env"],
+    "tool",
+    "file_edit",
+    '{"path":"a.txt","old":"a","new":"b"}',
+    "--yes",
+  );
+  assert.deepEqual(run, {
+    code: 3,
+    stdout:
+      "Error: file_edit is denied by policy (deno: no --allow-write): do not retry it; use another tool or approach\n",
+    stderr: "",
+  });
+  assert.equal(await wt.read("a.txt"), "a\n");
+});
+
+Deno.test("replio tool file_read outside the granted paths names --allow-read", async () => {
+  await using wt = await tempWorktree({ "a.txt": "inside\n" });
+  await using granted = await tempWorktree({ "shared.txt": "granted\n" });
+  await using secret = await tempWorktree({ "secret.txt": "secret\n" });
+  const flags = [`--allow-read=${wt.path},${granted.path}`, "--allow-env"];
+
+  const inside = await replio(wt.path, flags, "tool", "file_read", '{"path":"a.txt"}');
+  assert.equal(inside.code, 0, inside.stdout + inside.stderr);
+  assert.ok(inside.stdout.includes("inside"), inside.stdout);
+
+  const shared = join(granted.path, "shared.txt");
+  const elsewhere = await replio(
+    wt.path,
+    flags,
+    "tool",
+    "file_read",
+    JSON.stringify({ path: shared }),
+    "--yes",
+  );
+  assert.equal(elsewhere.code, 0, elsewhere.stdout + elsewhere.stderr);
+  assert.ok(elsewhere.stdout.includes("granted"), elsewhere.stdout);
+
+  const file = join(secret.path, "secret.txt");
+  const refused = await replio(
+    wt.path,
+    flags,
+    "tool",
+    "file_read",
+    JSON.stringify({ path: file }),
+    "--yes",
+  );
+  assert.deepEqual(refused, {
+    code: 1,
+    stdout:
+      `Error: Cannot read "${file}": replio was started without read access there: restart it with --allow-read=${file} (or a parent directory)\n`,
+    stderr: "",
+  });
+});
+
+Deno.test({
+  name: "ToolContext.resolvePath names the missing flag for a path outside the grant",
+  permissions: { read: ["/tmp"], env: true },
+  async fn() {
+    const ctx = createToolContext({
+      config: Config.defaults(),
+      worktree: "/tmp",
+      signal: new AbortController().signal,
+    });
+    assert.equal(await ctx.resolvePath("/tmp/x.txt"), "/tmp/x.txt");
+    await assert.rejects(
+      ctx.resolvePath("/etc/hostname"),
+      new Deno.errors.NotCapable(
+        'Cannot read "/etc/hostname": replio was started without read access there: restart it with --allow-read=/etc/hostname (or a parent directory)',
+      ),
+    );
+    await assert.rejects(
+      ctx.resolvePath("/tmp/out.txt", "write"),
+      new Deno.errors.NotCapable(
+        'Cannot write "/tmp/out.txt": replio was started without write access there: restart it with --allow-write=/tmp/out.txt (or a parent directory)',
+      ),
+    );
+  },
+});
