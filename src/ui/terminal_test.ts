@@ -1,0 +1,178 @@
+import assert from "node:assert/strict";
+import type { Activity, TurnEvent } from "./events.ts";
+import { createStyles } from "./styles.ts";
+import { type TerminalDisplay, TerminalSink } from "./terminal.ts";
+import { StringWriter } from "./writer.ts";
+
+const DISPLAY: TerminalDisplay = {
+  toolStatusVisible: true,
+  glyphLines: true,
+  glyphParams: true,
+  showErrors: true,
+  showNotes: true,
+  showThinking: false,
+};
+
+function sink(options: { display?: Partial<TerminalDisplay>; answers?: (string | null)[] } = {}) {
+  const out = new StringWriter();
+  const prompts: string[] = [];
+  let interrupts = 0;
+  const answers = [...(options.answers ?? [])];
+  const terminal = new TerminalSink({
+    out,
+    styles: createStyles(false),
+    width: () => 40,
+    animate: false,
+    display: { ...DISPLAY, ...options.display },
+    prompter: {
+      question(prompt) {
+        prompts.push(prompt);
+        out.write(prompt + "\n");
+        return Promise.resolve(answers.shift() ?? null);
+      },
+    },
+    onInterrupt: () => interrupts++,
+  });
+  return { terminal, out, prompts, interrupts: () => interrupts };
+}
+
+const READ: Activity = {
+  glyph: "←",
+  verb: "Read",
+  key: "engine.py",
+  params: { offset: 299, limit: 85 },
+  echo: false,
+};
+const USAGE = { prompt_tokens: 1000, completion_tokens: 234, total_tokens: 1234 };
+
+function call(id: string, activity: Activity, name = "file_read"): TurnEvent {
+  return { type: "tool_call", id, name, arguments: {}, activity };
+}
+
+function result(id: string, output: string, flags: { error?: boolean; note?: boolean } = {}) {
+  return {
+    type: "tool_result" as const,
+    id,
+    name: "file_read",
+    output,
+    is_error: flags.error ?? false,
+    is_note: flags.note ?? false,
+  };
+}
+
+/** The footer's duration varies; the rest is exact. */
+function stable(text: string): string {
+  return text.replace(/\d+\.\ds/g, "N.Ns");
+}
+
+Deno.test("TerminalSink renders text, activity lines with params, errors and a footer", () => {
+  const { terminal, out } = sink();
+  terminal.beginTurn();
+  terminal.emit({ type: "text", delta: "Let me **look**." });
+  terminal.emit(call("c1", READ));
+  terminal.emit(result("c1", "1: x"));
+  terminal.emit(call("c2", { ...READ, key: "gone.py", params: {} }));
+  terminal.emit(
+    result("c2", 'Error: no such file "gone.py": check the path\nmore', { error: true }),
+  );
+  terminal.emit({ type: "text", delta: "Done." });
+  terminal.emit({ type: "turn_end", status: "ok", usage: USAGE });
+  assert.equal(
+    stable(out.text),
+    [
+      "Let me **look**.",
+      "",
+      "← Read engine.py [offset=299, limit=85]",
+      "← Read gone.py",
+      '  ! Error: no such file "gone.py": check',
+      "    the path",
+      "",
+      "Done.",
+      "N.Ns · 1,234 tokens (1,000 in, 234 out)",
+      "",
+    ].join("\n"),
+  );
+});
+
+Deno.test("TerminalSink falls back to the oneliner and shows status detail lines dimmed", () => {
+  const { terminal, out } = sink({ display: { glyphLines: false } });
+  terminal.emit(call("c1", { ...READ, params: {}, status: "a.txt (2 lines)\n+one\n+two" }));
+  assert.equal(out.text, "[file_read: a.txt (2 lines)]\n  +one\n  +two\n");
+});
+
+Deno.test("TerminalSink hides tool status when tool_status_visible is off but keeps errors", () => {
+  const { terminal, out } = sink({ display: { toolStatusVisible: false } });
+  terminal.emit(call("c1", READ));
+  terminal.emit(result("c1", "Error: boom", { error: true }));
+  assert.equal(out.text, "  ! Error: boom\n");
+});
+
+Deno.test("TerminalSink echoes results and notes dimmed, each behind its switch", () => {
+  const { terminal, out } = sink();
+  terminal.emit(call("c1", { glyph: "$", verb: "Run", key: "ls", params: {}, echo: true }));
+  terminal.emit(result("c1", "a\nb\n"));
+  terminal.emit(call("c2", READ));
+  terminal.emit(result("c2", "(empty file)", { note: true }));
+  terminal.emit({ type: "note", message: "context compacted" });
+  assert.equal(
+    out.text,
+    "$ Run ls\n  a\n  b\n← Read engine.py [offset=299, limit=85]\n  (empty file)\n  context compacted\n",
+  );
+  const quiet = sink({ display: { showNotes: false, showErrors: false } });
+  quiet.terminal.emit(result("c3", "(empty file)", { note: true }));
+  quiet.terminal.emit(result("c4", "Error: x", { error: true }));
+  assert.equal(quiet.out.text, "");
+});
+
+Deno.test("TerminalSink summarises thinking, or shows it dimmed with show_thinking", () => {
+  const hidden = sink();
+  hidden.terminal.emit({ type: "thinking", delta: "hmm " });
+  hidden.terminal.emit({ type: "text", delta: "Answer" });
+  hidden.terminal.emit({ type: "turn_end", status: "ok", usage: { ...USAGE, total_tokens: 0 } });
+  assert.equal(stable(hidden.out.text), "+ Thought N.Ns\nAnswer\nN.Ns\n");
+  const shown = sink({ display: { showThinking: true } });
+  shown.terminal.emit({ type: "thinking", delta: "step one" });
+  shown.terminal.emit({ type: "text", delta: "Answer" });
+  shown.terminal.settle();
+  assert.equal(shown.out.text, "step one\nAnswer\n");
+});
+
+Deno.test("TerminalSink confirm shows the activity label and maps the answer", async () => {
+  const { terminal, prompts } = sink({ answers: ["y", "n", "", null] });
+  const request = {
+    tool: "run_command",
+    activity: { glyph: "$", verb: "Run", key: "pytest", params: { timeout: 600 }, echo: true },
+    reason: "tool_permission.bash",
+  };
+  assert.equal(await terminal.confirm(request), "yes");
+  assert.equal(await terminal.confirm(request), "no");
+  assert.equal(await terminal.confirm(request), "no");
+  assert.equal(await terminal.confirm(request), "cancel");
+  assert.equal(prompts[0], "? Allow $ Run pytest [timeout=600] (tool_permission.bash) [y/N] ");
+});
+
+Deno.test("TerminalSink ask numbers options, names a sub-agent and maps a number", async () => {
+  const { terminal, out, interrupts } = sink({ answers: ["2", "free text", null] });
+  const request = {
+    question: "Which database?",
+    context: "Both are installed",
+    options: ["postgres", "sqlite"],
+    target: "human" as const,
+    from: "sub_ab12",
+  };
+  assert.equal(await terminal.ask(request), "sqlite");
+  assert.equal(
+    out.text,
+    "? [sub_ab12] Which database?\n  Both are installed\n  1. postgres\n  2. sqlite\n  answer (1-2 or text): \n",
+  );
+  assert.equal(await terminal.ask(request), "free text");
+  assert.equal(await terminal.ask(request), null);
+  assert.equal(interrupts(), 1);
+});
+
+Deno.test("TerminalSink reports a cancelled turn", () => {
+  const { terminal, out } = sink();
+  terminal.emit({ type: "text", delta: "partial ans" });
+  terminal.emit({ type: "turn_end", status: "cancelled", usage: { ...USAGE, total_tokens: 0 } });
+  assert.equal(stable(out.text), "partial ans\n(cancelled)\nN.Ns\n");
+});
