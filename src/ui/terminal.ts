@@ -323,6 +323,7 @@ function detailStyle(line: string, s: Styles): (t: string) => string {
 }
 
 function plainText(text: string): string {
+  // deno-lint-ignore no-control-regex -- SGR colour sequences are exactly what is removed.
   return text.replace(/\x1b\[[0-9;]*m/g, "");
 }
 
