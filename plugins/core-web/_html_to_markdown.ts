@@ -1,16 +1,23 @@
 /**
- * HTML page to readable Markdown: linkedom parses, Readability keeps the article (dropping
- * navigation, scripts and boilerplate), Turndown writes Markdown. All three load on first use.
+ * HTML page to readable Markdown: linkedom parses, Readability keeps the article of an article
+ * page (dropping navigation, scripts and boilerplate), Turndown writes Markdown. All three load
+ * on first use.
  * @module
  */
 
-/** Elements that are never content; removed when Readability finds no article. */
-const CHROME = "script, style, noscript, template, iframe, svg, canvas, nav, header, footer, " +
-  "aside, form, button, dialog, [hidden], [aria-hidden=true]";
+/** Elements that are never content, removed before Readability looks for the article. */
+const NEVER_CONTENT = "script, style, noscript, template, iframe, svg, canvas, nav, " +
+  "[role=navigation], form, button, dialog, [hidden], [aria-hidden=true]";
+
+/** Page chrome also removed when a page is no article and its whole body is shown. */
+const CHROME = "header, footer, aside, [role=banner], [role=contentinfo], [role=complementary]";
 
 /** The slice of the DOM used here (Deno type-checks without the DOM library). */
 interface HtmlElement {
   nodeName: string;
+  parentNode: HtmlElement | null;
+  nextSibling: unknown;
+  children: Iterable<HtmlElement>;
   getAttribute(name: string): string | null;
   setAttribute(name: string, value: string): void;
   remove(): void;
@@ -32,25 +39,24 @@ export interface MarkdownPage {
 
 /** Converts an HTML page fetched from `pageUrl` (links are made absolute against it). */
 export async function htmlToMarkdown(html: string, pageUrl: URL): Promise<MarkdownPage> {
-  const [{ parseHTML }, { Readability }, { default: TurndownService }] = await Promise.all([
-    import("linkedom"),
-    import("@mozilla/readability"),
-    import("turndown"),
-  ]);
+  const [{ parseHTML }, { isProbablyReaderable, Readability }, { default: TurndownService }] =
+    await Promise.all([import("linkedom"), import("@mozilla/readability"), import("turndown")]);
   const parse = (text: string) => {
     const { document } = parseHTML(text) as unknown as { document: HtmlDocument };
+    for (const element of document.querySelectorAll(NEVER_CONTENT)) element.remove();
     absolutizeLinks(document, pageUrl);
     return document;
   };
-  const original = parse(html);
-  const pageTitle = collapse(original.title ?? "");
-  // Readability rewrites the document it reads, so the fallback parses the page afresh.
-  const article = new Readability(original).parse();
+  const document = parse(html);
+  const title = collapse(document.title ?? "");
   let content: HtmlElement;
-  if (article?.content && collapse(article.textContent ?? "") !== "") {
-    content = parse(`<!doctype html><html><body>${article.content}</body></html>`).body;
+  if (isProbablyReaderable(document)) {
+    // An article: Readability keeps its text and drops the boilerplate around it; keepClasses
+    // leaves `language-*` on code blocks, which is how Turndown names a fence's language.
+    const article = new Readability(document, { keepClasses: true }).parse();
+    content = parse(`<!doctype html><html><body>${article?.content ?? ""}</body></html>`).body;
   } else {
-    const document = parse(html);
+    // A listing, form or status page: Readability would keep only its largest block.
     for (const element of document.querySelectorAll(CHROME)) element.remove();
     content = document.body;
   }
@@ -66,6 +72,19 @@ export async function htmlToMarkdown(html: string, pageUrl: URL): Promise<Markdo
       node.nodeName === "IMG" && /^data:/i.test(node.getAttribute("src") ?? ""),
     replacement: (_content: string, node: HtmlElement) => node.getAttribute("alt") ?? "",
   });
+  turndown.addRule("list-items", {
+    // Turndown pads bullets to four columns ("-   item"); one space reads the same, shorter.
+    filter: "li",
+    replacement: (content: string, node: HtmlElement) => {
+      const list = node.parentNode;
+      const prefix = list?.nodeName === "OL"
+        ? `${Number(list.getAttribute("start") ?? 1) + [...list.children].indexOf(node)}. `
+        : "- ";
+      const body = content.replace(/^\n+/, "").replace(/\n+$/, "\n")
+        .replace(/\n/g, `\n${" ".repeat(prefix.length)}`);
+      return `${prefix}${body}${node.nextSibling && !body.endsWith("\n") ? "\n" : ""}`;
+    },
+  });
   turndown.addRule("script-links", {
     filter: (node: HtmlElement) =>
       node.nodeName === "A" && /^javascript:/i.test(node.getAttribute("href") ?? ""),
@@ -75,7 +94,7 @@ export async function htmlToMarkdown(html: string, pageUrl: URL): Promise<Markdo
     .replace(/[ \t]+$/gm, "")
     .replace(/\n{3,}/g, "\n\n")
     .trim();
-  return { title: pageTitle || collapse(article?.title ?? ""), markdown };
+  return { title, markdown };
 }
 
 /** Rewrites relative `href` and `src` against the page (and its `<base>`), as a browser would. */

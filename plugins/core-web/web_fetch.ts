@@ -218,10 +218,10 @@ function describeBinary(response: GuardedResponse, type: string): string {
   const sniffedPdf = response.body !== null &&
     new TextDecoder().decode(response.body.subarray(0, 5)) === "%PDF-";
   if (type === "application/pdf" || sniffedPdf) {
-    return `${response.url.href} is a PDF document (${type || "application/pdf"}, ${size}): ` +
+    return `${response.url.href} is a PDF document (${type || "no content type"}, ${size}): ` +
       `web_fetch cannot show its text; look for an HTML version of it`;
   }
-  return `${response.url.href} is binary content (${type || "unknown type"}, ${size}): ` +
+  return `${response.url.href} is binary content (${type || "no content type"}, ${size}): ` +
     `web_fetch shows only HTML, text and JSON`;
 }
 
@@ -254,12 +254,11 @@ function renderWindow(page: Page, offset: number, windowChars: number): string {
   }
   if (total === 0) return `${page.header}\n\n(no readable text on this page)`;
   const end = windowEnd(page.text, offset, windowChars);
-  const parts = [page.header, "", page.text.slice(offset, end)];
-  if (offset > 0 || end < total) {
-    const next = end < total ? `call web_fetch again with offset=${end}` : "end of page";
-    parts.push("", `[Showing chars ${offset}-${end} of ${total}: ${next}]`);
-  }
-  return parts.join("\n");
+  const slice = page.text.slice(offset, end);
+  if (offset === 0 && end === total) return `${page.header}\n\n${slice}`;
+  const next = end < total ? `call web_fetch again with offset=${end}` : "end of page";
+  return `${page.header}\n\n${slice.trimEnd()}\n\n` +
+    `[Showing chars ${offset}-${end} of ${total}: ${next}]`;
 }
 
 function windowEnd(text: string, offset: number, windowChars: number): number {
