@@ -80,7 +80,8 @@ async function assertDirectory(dir: string, shown: string): Promise<void> {
 /**
  * Applies `tool_permission.bash_allow`: a command whose every part starts with an allowed prefix
  * runs without asking (inside the worktree); a part that does not keeps the base action, named
- * in the reason; heredocs, multi-line and unparsable commands are denied.
+ * in the reason; heredocs, multi-line and unparsable commands are denied outright, even when
+ * bash itself is allowed.
  */
 export async function resolveRunPermission(
   args: ToolArgs,
@@ -89,12 +90,13 @@ export async function resolveRunPermission(
   const prefixes = ctx.toolPermission.bash_allow;
   if (!Array.isArray(prefixes) || prefixes.length === 0) return ctx.base;
   const verdict = await checkBashAllow(String(args.command ?? ""), prefixes);
-  if (!verdict.allowed) {
-    return { action: verdict.hard ? "deny" : ctx.base.action, reason: verdict.reason };
-  }
+  if (!verdict.allowed && verdict.hard) return { action: "deny", reason: verdict.reason };
+  // The list only ever approves: what it does not cover is decided as without it.
+  if (ctx.base.action === "allow") return ctx.base;
+  if (!verdict.allowed) return { ...ctx.base, reason: verdict.reason };
   const { cwd } = args;
   if (typeof cwd === "string" && !(await isInsideWorktree(cwd, ctx.worktree))) {
-    return { action: ctx.base.action, reason: `bash_allow: cwd "${cwd}" is outside the worktree` };
+    return { ...ctx.base, reason: `bash_allow: cwd "${cwd}" is outside the worktree` };
   }
   return { action: "allow", reason: "bash_allow" };
 }

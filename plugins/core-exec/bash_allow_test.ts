@@ -1,0 +1,385 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { runProcess } from "../../src/plugins/api.ts";
+import type { PermissionRecord } from "../../src/tools/mod.ts";
+import { invokeInWorktree, type TempWorktree, tempWorktree } from "../../tests/support/worktree.ts";
+import { checkBashAllow } from "./bash_allow.ts";
+
+const PREFIXES = ["echo", "ls", "git status", "cat"];
+const CONFIG = { "tool_permission.bash_allow": PREFIXES };
+
+/** The file every bypass attempt tries to create. */
+const MARKER = "M";
+
+/**
+ * Bypass attempts against PREFIXES. Each tries to create MARKER; `dead` ones would not even
+ * when run by bash itself (bash reads them differently, or they fail), but must still be refused.
+ */
+const ATTEMPTS: readonly { command: string; dead?: true }[] = [
+  // Command substitution inside an allowed command, in every place bash expands it.
+  { command: "ls $(touch M)" },
+  { command: "ls `touch M`" },
+  { command: 'echo "$(touch M)"' },
+  { command: 'echo "`touch M`"' },
+  { command: "echo $(echo $(touch M))" },
+  { command: "echo $(ls | touch M)" },
+  { command: 'echo "$(ls)$(touch M)"' },
+  { command: "echo `ls; touch M`" },
+  { command: "echo `echo \\$(touch M)`" },
+  { command: "echo `echo \\`touch M\\``" },
+  { command: 'ls "$(touch M)"' },
+  { command: 'cat -- "$(touch M)"' },
+  { command: "echo $(touch M)$(ls)" },
+  // Process substitution.
+  { command: "cat <(touch M)" },
+  { command: "ls >(touch M)" },
+  { command: "ls > >(touch M)" },
+  { command: "cat < <(touch M)" },
+  { command: "ls <(ls) >(touch M)" },
+  // Word splitting and brace tricks.
+  { command: "ls${IFS}-la;touch${IFS}M" },
+  { command: "${IFS}touch M" },
+  { command: "{touch,M}" },
+  // Pipes, chains and background jobs.
+  { command: "ls |& touch M" },
+  { command: "ls | touch M" },
+  { command: "ls;touch M" },
+  { command: "ls&&touch M" },
+  { command: "cat nope||touch M" },
+  { command: "ls -- ;touch M" },
+  { command: "git status;touch M" },
+  { command: "git status && touch M || ls" },
+  { command: "lsblk;touch M" },
+  { command: "touch M &" },
+  { command: "ls & touch M" },
+  { command: "echo $(touch M &)" },
+  // Line breaks and control characters.
+  { command: "ls\ntouch M" },
+  { command: "ls\rtouch M", dead: true },
+  { command: "ls\r\ntouch M" },
+  { command: "ls\vtouch M", dead: true },
+  // Subshells and groups.
+  { command: "(touch M)" },
+  { command: "( (touch M) )" },
+  { command: "{ touch M; }" },
+  { command: "{ ls; touch M; }" },
+  { command: "ls && { touch M; }" },
+  { command: "cat nope || (touch M)" },
+  // Redirections that write.
+  { command: "echo x > M" },
+  { command: "echo x >> M" },
+  { command: "echo x &> M" },
+  { command: "echo x &>> M" },
+  { command: "echo x >| M" },
+  { command: "cat <> M" },
+  { command: "echo x >&M" },
+  { command: "ls 1>M" },
+  { command: "ls 2>>M" },
+  { command: "ls 3<>M" },
+  { command: "echo x >/dev/null >M" },
+  { command: "echo x 2>/dev/null >M" },
+  { command: "> M ls" },
+  { command: "{ ls; } > M" },
+  { command: "(ls) > M" },
+  { command: "for f in a; do ls; done > M" },
+  { command: "{fd}>M ls" },
+  { command: "echo >/dev/null/../../M", dead: true },
+  { command: "exec > M" },
+  // Running text as code.
+  { command: "eval touch M" },
+  { command: "eval 'touch M'" },
+  { command: "exec touch M" },
+  { command: "builtin eval touch M" },
+  { command: "source s.sh" },
+  { command: ". s.sh" },
+  { command: ". ./s.sh" },
+  { command: "cat s.sh | bash" },
+  { command: "echo touch M | sh" },
+  { command: "sh -c 'touch M'" },
+  { command: "trap 'touch M' EXIT; ls" },
+  // Environment prefixes and assignments.
+  { command: "FOO=$(touch M) ls" },
+  { command: "x=$(touch M)" },
+  { command: "x=${y:-$(touch M)} ls" },
+  {
+    command: "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.fsmonitor GIT_CONFIG_VALUE_0='touch M' " +
+      "git status",
+  },
+  { command: "git -c core.fsmonitor='touch M' status" },
+  // Arithmetic, tests and declarations.
+  { command: "echo $(( $(touch M) ))" },
+  { command: "echo $[ $(touch M) ]" },
+  { command: "(( $(touch M) ))" },
+  { command: "echo $((x[$(touch M)]))" },
+  { command: "let x=$(touch M)" },
+  { command: "[[ $(touch M) ]]" },
+  { command: "declare x=$(touch M)" },
+  { command: "export X=$(touch M)" },
+  // Parameter expansions.
+  { command: "echo ${x:-$(touch M)}" },
+  { command: "echo ${x:=$(touch M)}" },
+  { command: 'echo "${x:-$(touch M)}"' },
+  { command: "ls ${x[$(touch M)]}" },
+  { command: "echo ${HOME/$(touch M)/}" },
+  // Command names bash computes.
+  { command: "$'\\x74ouch' M" },
+  { command: "$'touch' M" },
+  { command: '"t"ouch M' },
+  { command: "t\\ouch M" },
+  { command: "/usr/bin/touch M" },
+  { command: "$(touch M)" },
+  { command: "`touch M`" },
+  { command: "echo hi; $(touch M)" },
+  // Here-strings and heredocs.
+  { command: "cat <<< $(touch M)" },
+  { command: 'cat <<< "$(touch M)"' },
+  { command: "cat <<EOF\n$(touch M)\nEOF" },
+  { command: "cat <<EOF", dead: true },
+  { command: "cat <<-EOF", dead: true },
+  // Functions, aliases, coprocesses.
+  { command: "f() { touch M; }; f" },
+  { command: "function f { touch M; }; f" },
+  { command: "ls() { touch M; }; ls" },
+  { command: "alias ls='touch M'; ls", dead: true },
+  { command: "coproc touch M" },
+  { command: "coproc { touch M; }" },
+  // Compound commands.
+  { command: "time touch M" },
+  { command: "! touch M" },
+  { command: "if touch M; then ls; fi" },
+  { command: "if ls; then touch M; fi" },
+  { command: "if false; then ls; else touch M; fi" },
+  { command: "while touch M; do break; done" },
+  { command: "until cat M; do touch M; done" },
+  { command: "for x in $(touch M); do echo; done" },
+  { command: "for M in M; do touch $M; done" },
+  { command: "for ((i=0;i<1;i++)); do touch M; done" },
+  { command: "select x in a; do touch M; done", dead: true },
+  { command: "case $(touch M) in *) ;; esac" },
+  { command: "case a in a) touch M;; esac" },
+  { command: "case a in $(touch M)) ls;; esac" },
+  // Programs that run other programs.
+  { command: "command touch M" },
+  { command: "env touch M" },
+  { command: "xargs touch <<< M" },
+  { command: "find . -maxdepth 0 -exec touch M ';'" },
+];
+
+async function bypassWorktree(command: string): Promise<TempWorktree> {
+  const wt = await tempWorktree({ "s.sh": `touch ${MARKER}\n` });
+  if (command.includes("git")) {
+    assert.ok(
+      (await new Deno.Command("git", { args: ["init", "-q"], cwd: wt.path }).output()).success,
+    );
+  }
+  return wt;
+}
+
+async function hasMarker(wt: TempWorktree): Promise<boolean> {
+  try {
+    await Deno.stat(join(wt.path, MARKER));
+    return true;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return false;
+    throw error;
+  }
+}
+
+for (const { command, dead } of ATTEMPTS) {
+  Deno.test(`checkBashAllow refuses the bypass ${JSON.stringify(command)}`, async () => {
+    assert.equal((await checkBashAllow(command, PREFIXES)).allowed, false);
+    {
+      await using wt = await bypassWorktree(command);
+      const outcome = await invokeInWorktree(wt, "run_command", { command }, {
+        config: CONFIG,
+        headless: "no",
+      });
+      assert.equal(outcome.decision, "denied");
+      assert.equal(await hasMarker(wt), false);
+    }
+    if (!dead) {
+      // The attempt is real: bash on its own creates the marker.
+      await using wt = await bypassWorktree(command);
+      await runProcess({ command, cwd: wt.path, timeoutMs: 10_000 });
+      assert.equal(await hasMarker(wt), true);
+    }
+  });
+}
+
+Deno.test("checkBashAllow has a corpus of at least 30 bypass attempts", () => {
+  assert.ok(ATTEMPTS.length >= 30);
+});
+
+/** Allowed commands and what they print in a worktree holding `a.txt` ("hello"). */
+const ALLOWED: readonly { command: string; output: string }[] = [
+  { command: "ls", output: "a.txt" },
+  { command: "ls -la a.txt | cat | cat", output: "" },
+  { command: "echo hi && echo there", output: "hi\nthere" },
+  { command: "cat a.txt; echo done;", output: "hello\ndone" },
+  { command: "cat nope 2>/dev/null || echo missing", output: "missing" },
+  { command: 'echo "$(ls)" `echo x`', output: "a.txt x" },
+  { command: "cat <(echo x) < a.txt", output: "x" },
+  { command: "echo x >/dev/null 2>&1; echo y >&2", output: "y" },
+  { command: "echo '$(touch M)' \"\\$(touch M)\"", output: "$(touch M) $(touch M)" },
+  { command: "(ls a.txt) |& cat", output: "a.txt" },
+  { command: "{ echo a; echo b; }", output: "a\nb" },
+  { command: "if ls a.txt >/dev/null; then echo yes; else echo no; fi", output: "yes" },
+  { command: "for f in a b; do echo $f; done", output: "a\nb" },
+  { command: "case a.txt in *.txt) echo text;; esac", output: "text" },
+  { command: "cat <<< hello", output: "hello" },
+  { command: "'echo' \"quoted\" # $(touch M)", output: "quoted" },
+  { command: "! ls nope 2>/dev/null && echo absent", output: "absent" },
+  { command: "git status --porcelain", output: "?? a.txt" },
+];
+
+for (const { command, output } of ALLOWED) {
+  Deno.test(`checkBashAllow allows and run_command runs ${JSON.stringify(command)}`, async () => {
+    assert.deepEqual(await checkBashAllow(command, PREFIXES), { allowed: true });
+    await using wt = await tempWorktree({ "a.txt": "hello\n" });
+    if (command.startsWith("git")) {
+      assert.ok(
+        (await new Deno.Command("git", { args: ["init", "-q"], cwd: wt.path }).output()).success,
+      );
+    }
+    const audit: PermissionRecord[] = [];
+    const outcome = await invokeInWorktree(wt, "run_command", { command }, {
+      config: CONFIG,
+      headless: "no",
+      audit,
+    });
+    // ls -la prints dates and sizes: only its exit line is compared.
+    const expected = command.startsWith("ls -la") ? "exit 0" : `exit 0\n${output}`;
+    const got = command.startsWith("ls -la") ? outcome.output.split("\n")[0] : outcome.output;
+    assert.equal(got, expected);
+    assert.deepEqual([audit[0]?.action, audit[0]?.reason], ["allow", "bash_allow"]);
+    assert.equal(await hasMarker(wt), false);
+  });
+}
+
+Deno.test("checkBashAllow matches prefixes on whole words", async () => {
+  assert.deepEqual(await checkBashAllow("ls -la", ["ls"]), { allowed: true });
+  assert.deepEqual(await checkBashAllow("git status -s", ["git status"]), { allowed: true });
+  assert.deepEqual(await checkBashAllow("lsblk", ["ls"]), {
+    allowed: false,
+    hard: false,
+    reason: 'bash_allow: "lsblk" is not allowed',
+  });
+  assert.deepEqual(await checkBashAllow("git push", ["git status"]), {
+    allowed: false,
+    hard: false,
+    reason: 'bash_allow: "git push" is not allowed',
+  });
+  assert.deepEqual(await checkBashAllow("git", ["git status"]), {
+    allowed: false,
+    hard: false,
+    reason: 'bash_allow: "git" is not allowed',
+  });
+});
+
+Deno.test("checkBashAllow names the first part that is not allowed", async () => {
+  assert.deepEqual(await checkBashAllow("ls && rm -rf x; rm y", PREFIXES), {
+    allowed: false,
+    hard: false,
+    reason: 'bash_allow: "rm -rf x" is not allowed',
+  });
+  assert.deepEqual(await checkBashAllow("echo $CMD; $CMD x", PREFIXES), {
+    allowed: false,
+    hard: false,
+    reason: 'bash_allow: "$CMD x" is not allowed: its command name is an expansion',
+  });
+  assert.deepEqual(await checkBashAllow("echo ok > out.txt", PREFIXES), {
+    allowed: false,
+    hard: false,
+    reason: 'bash_allow: "> out.txt" is not allowed: it writes a file',
+  });
+  assert.deepEqual(await checkBashAllow("ls &", PREFIXES), {
+    allowed: false,
+    hard: false,
+    reason: 'bash_allow: "ls &" is not allowed: background jobs are not checked',
+  });
+});
+
+Deno.test("checkBashAllow rejects heredocs, line breaks and unparsable commands", async () => {
+  const rejected = (problem: string) => ({
+    allowed: false,
+    hard: true,
+    reason: `bash_allow: ${problem}`,
+  });
+  assert.deepEqual(
+    await checkBashAllow("cat <<EOF", PREFIXES),
+    rejected("heredocs are not allowed"),
+  );
+  assert.deepEqual(
+    await checkBashAllow("cat <<EOF\nx\nEOF", PREFIXES),
+    rejected("multi-line commands are not allowed"),
+  );
+  assert.deepEqual(
+    await checkBashAllow("ls\r", PREFIXES),
+    rejected("multi-line commands are not allowed"),
+  );
+  assert.deepEqual(
+    await checkBashAllow("ls\x1b[2J", PREFIXES),
+    rejected("control characters are not allowed"),
+  );
+  assert.deepEqual(
+    await checkBashAllow("ls 'x", PREFIXES),
+    rejected("cannot parse the command: 1:4: reached EOF without closing quote '"),
+  );
+});
+
+Deno.test("checkBashAllow allows env prefixes and eval only when a prefix names them", async () => {
+  assert.deepEqual(await checkBashAllow("LC_ALL=C ls -la", ["LC_ALL=C ls"]), { allowed: true });
+  assert.equal((await checkBashAllow("LC_ALL=C cat x", ["LC_ALL=C ls", "cat"])).allowed, false);
+  assert.deepEqual(await checkBashAllow("eval ls", ["eval"]), { allowed: true });
+});
+
+Deno.test("checkBashAllow ignores empty prefixes and refuses an empty command", async () => {
+  assert.equal((await checkBashAllow("touch M", ["", "  "])).allowed, false);
+  assert.deepEqual(await checkBashAllow(" ", ["ls"]), {
+    allowed: false,
+    hard: false,
+    reason: "bash_allow: no command",
+  });
+});
+
+Deno.test("run_command denies a heredoc under bash_allow even with --yes", async () => {
+  await using wt = await tempWorktree();
+  const audit: PermissionRecord[] = [];
+  const outcome = await invokeInWorktree(wt, "run_command", { command: "cat <<EOF" }, {
+    config: CONFIG,
+    headless: "yes",
+    audit,
+  });
+  assert.equal(
+    outcome.output,
+    "Error: run_command is denied by policy (bash_allow: heredocs are not allowed): " +
+      "do not retry it; use another tool or approach",
+  );
+  assert.deepEqual([audit[0]?.action, audit[0]?.decision], ["deny", "denied"]);
+});
+
+Deno.test("run_command keeps the base action for a part bash_allow does not cover", async () => {
+  await using wt = await tempWorktree();
+  const audit: PermissionRecord[] = [];
+  const outcome = await invokeInWorktree(wt, "run_command", { command: "ls; touch M" }, {
+    config: CONFIG,
+    headless: "yes",
+    audit,
+  });
+  assert.equal(outcome.output, "exit 0");
+  assert.deepEqual(
+    [audit[0]?.action, audit[0]?.reason],
+    ["ask", 'bash_allow: "touch M" is not allowed; headless --yes'],
+  );
+});
+
+Deno.test("run_command keeps an allow from tool_permission.bash under bash_allow", async () => {
+  await using wt = await tempWorktree();
+  const audit: PermissionRecord[] = [];
+  await invokeInWorktree(wt, "run_command", { command: "touch M" }, {
+    config: { ...CONFIG, "tool_permission.bash": "allow" },
+    headless: "no",
+    audit,
+  });
+  assert.deepEqual([audit[0]?.action, audit[0]?.reason], ["allow", "tool_permission.bash"]);
+});
