@@ -1,0 +1,141 @@
+/**
+ * glob: files whose path matches a pattern, newest first, honouring ignore files.
+ * @module
+ */
+import { type Static, Type } from "@sinclair/typebox";
+import { isAbsolute, relative } from "node:path";
+import type { ToolContext, ToolHandler, ToolSpec } from "../../src/plugins/api.ts";
+import { displayPath } from "./_display.ts";
+import { compileGlob } from "./_match_glob.ts";
+import { SEARCH_BUDGET_MS, type WalkedFile, walkFiles } from "./_walk.ts";
+import DESCRIPTION from "./glob.md" with { type: "text" };
+
+/** Paths listed before the rest are summarised: enough to choose from, short in context. */
+const MAX_RESULTS = 200;
+/** Files stat'ed at once when sorting by modification time. */
+const STAT_CONCURRENCY = 16;
+
+const parameters = Type.Object({
+  pattern: Type.String({
+    description: 'Glob such as "**/*.ts" or "src/**/test_*.py"; without "/" it matches names ' +
+      "at any depth",
+  }),
+  path: Type.Optional(Type.String({
+    default: ".",
+    description: "Folder to search, relative to the worktree",
+  })),
+});
+
+type GlobArgs = Static<typeof parameters>;
+
+/** glob's registration: a search gated by `tool_permission.read`. */
+export const globSpec = {
+  name: "glob",
+  description: DESCRIPTION,
+  parameters,
+  category: "search",
+  permission: "read",
+  pathArg: "path",
+  keyArg: "pattern",
+  glyph: "*",
+  verb: "Glob",
+  paramAliases: { glob: "pattern", dir: "path", directory: "path" },
+  note: (result: string) => result.startsWith("(no files match ") && !result.includes("\n"),
+} satisfies ToolSpec<typeof parameters>;
+
+/** Options for {@link createGlob}; tests shorten the budget. */
+export interface GlobOptions {
+  /** Milliseconds to search before returning what was found. */
+  budgetMs?: number;
+}
+
+/** A glob handler with the given time budget. */
+export function createGlob(options: GlobOptions = {}): ToolHandler<GlobArgs> {
+  const budgetMs = options.budgetMs ?? SEARCH_BUDGET_MS;
+  return async (args, ctx) => await findFiles(args, ctx, budgetMs);
+}
+
+/** Lists files matching the pattern, most recently modified first. */
+export const globFiles: ToolHandler<GlobArgs> = createGlob();
+
+async function findFiles(args: GlobArgs, ctx: ToolContext, budgetMs: number): Promise<string> {
+  const root = await ctx.resolvePath(args.path ?? ".", "read");
+  const shownRoot = displayPath(root, ctx.worktree);
+  await assertDirectory(root, shownRoot);
+  const isMatch = compileGlob(relativePattern(args.pattern, root));
+  const walk = await walkFiles({
+    root,
+    worktree: ctx.worktree,
+    signal: ctx.signal,
+    deadline: performance.now() + budgetMs,
+  });
+  const matches = await newestFirst(walk.files.filter((f) => isMatch(f.rel)), ctx.signal);
+  const where = shownRoot === "." ? "" : ` in ${shownRoot}`;
+  const stopped = `the search stopped after ${budgetMs / 1000} s`;
+  if (matches.length === 0) {
+    return walk.complete
+      ? `(no files match "${args.pattern}"${where})`
+      : `(no files match "${args.pattern}"${where} in the part searched: ${stopped}: ` +
+        `narrow the path)`;
+  }
+  const lines = matches.slice(0, MAX_RESULTS).map((f) => displayPath(f.path, ctx.worktree));
+  if (matches.length > MAX_RESULTS) {
+    lines.push(
+      `... (showing ${MAX_RESULTS} of ${matches.length} files, most recently modified first: ` +
+        `narrow the pattern or the path)`,
+    );
+  }
+  if (!walk.complete) lines.push(`(results are partial: ${stopped}: narrow the path)`);
+  return lines.join("\n");
+}
+
+/** Absolute patterns inside the folder searched become relative to it. */
+function relativePattern(pattern: string, root: string): string {
+  if (!isAbsolute(pattern)) return pattern;
+  const rel = relative(root, pattern);
+  if (rel.startsWith("..")) {
+    throw new RangeError(
+      `Cannot glob "${pattern}": it is outside the folder searched: ` +
+        `set path to the folder and give pattern relative to it`,
+    );
+  }
+  return rel;
+}
+
+async function assertDirectory(dir: string, shown: string): Promise<void> {
+  let info: Deno.FileInfo;
+  try {
+    info = await Deno.stat(dir);
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+    throw new Deno.errors.NotFound(
+      `Cannot glob in "${shown}": no such folder: check the path with list_dir`,
+    );
+  }
+  if (!info.isDirectory) {
+    throw new TypeError(
+      `Cannot glob in "${shown}": it is a file: set path to a folder, or use file_read`,
+    );
+  }
+}
+
+/** Sorts by modification time, newest first, then by path; a file gone meanwhile is dropped. */
+async function newestFirst(files: WalkedFile[], signal: AbortSignal): Promise<WalkedFile[]> {
+  const dated: { file: WalkedFile; mtime: number }[] = [];
+  for (let i = 0; i < files.length; i += STAT_CONCURRENCY) {
+    signal.throwIfAborted();
+    await Promise.all(
+      files.slice(i, i + STAT_CONCURRENCY).map(async (file) => {
+        try {
+          dated.push({ file, mtime: (await Deno.stat(file.path)).mtime?.getTime() ?? 0 });
+        } catch (error) {
+          if (!(error instanceof Deno.errors.NotFound)) throw error;
+        }
+      }),
+    );
+  }
+  dated.sort((a, b) =>
+    b.mtime - a.mtime || (a.file.rel < b.file.rel ? -1 : a.file.rel > b.file.rel ? 1 : 0)
+  );
+  return dated.map((d) => d.file);
+}
