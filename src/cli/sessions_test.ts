@@ -57,7 +57,10 @@ Deno.test("listSessions prints one row per session", async () => {
   assert.equal(code, 0);
   const [head, row, ...rest] = stdout.split("\n");
   assert.equal(head, "ID  UPDATED (UTC)     TURNS      SIZE  LAST PROMPT");
-  assert.match(row ?? "", /^s1  \d{4}-\d\d-\d\d \d\d:\d\d      1  \s*\d+\.\d KB  list the files$/);
+  assert.match(
+    row ?? "",
+    /^s1 {2}\d{4}-\d\d-\d\d \d\d:\d\d {6}1 {2}\s*\d+\.\d KB {2}list the files$/,
+  );
   assert.deepEqual(rest, [""]);
 });
 

@@ -125,27 +125,47 @@ interface Line {
   text: string;
 }
 
-/** Splits a file into lines as it streams in, never holding more than one line. */
+/** Bytes read per call; lines longer than this are assembled from several reads. */
+const READ_BYTES = 64 * 1024;
+const NEWLINE = 0x0a;
+
+/**
+ * Splits a file into lines as it streams in, never holding more than one line. Lines are cut
+ * in bytes and each is decoded once: building them from decoded chunks made the peak memory of
+ * a resume several MB higher (bench/session_bench.ts).
+ */
 export async function* readLines(path: string): AsyncGenerator<Line> {
-  const file = await Deno.open(path, { read: true });
+  using file = await Deno.open(path, { read: true });
+  const buffer = new Uint8Array(READ_BYTES);
   const decoder = new TextDecoder();
-  let rest = "";
+  let pending: Uint8Array[] = [];
   let number = 0;
-  // The readable closes the file when it ends or when this generator is abandoned.
-  for await (const chunk of file.readable) {
-    // Search only the new text for newlines: a long line spans many chunks.
-    let searchFrom = rest.length;
-    rest += decoder.decode(chunk, { stream: true });
+  for (let read = await file.read(buffer); read !== null; read = await file.read(buffer)) {
     let start = 0;
-    let newline = rest.indexOf("\n", searchFrom);
-    while (newline !== -1) {
-      yield { number: ++number, text: rest.slice(start, newline) };
-      start = newline + 1;
-      searchFrom = start;
-      newline = rest.indexOf("\n", searchFrom);
+    for (
+      let end = buffer.indexOf(NEWLINE);
+      end !== -1 && end < read;
+      end = buffer.indexOf(NEWLINE, start)
+    ) {
+      const bytes = pending.length === 0
+        ? buffer.subarray(start, end)
+        : join([...pending, buffer.subarray(start, end)]);
+      pending = [];
+      yield { number: ++number, text: decoder.decode(bytes) };
+      start = end + 1;
     }
-    rest = rest.slice(start);
+    // The buffer is reused by the next read: keep a copy of the unfinished line.
+    if (start < read) pending.push(buffer.slice(start, read));
   }
-  rest += decoder.decode();
-  if (rest !== "") yield { number: ++number, text: rest };
+  if (pending.length > 0) yield { number: ++number, text: decoder.decode(join(pending)) };
+}
+
+function join(parts: Uint8Array[]): Uint8Array {
+  const joined = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
+  let offset = 0;
+  for (const part of parts) {
+    joined.set(part, offset);
+    offset += part.length;
+  }
+  return joined;
 }
