@@ -25,7 +25,9 @@ export const dnsOverride: { nameServer: { ipAddr: string; port: number } | null 
 export type HostCheck =
   | { kind: "public" }
   | { kind: "private"; address: string; phrase: string }
-  | { kind: "unresolved"; detail: string };
+  | { kind: "unresolved"; detail: string }
+  /** Deno may not reach the DNS server (e.g. `--allow-net=<hosts>` without it). */
+  | { kind: "dns-denied"; detail: string };
 
 /**
  * Whether `hostname` (as `URL.hostname` gives it) is safe to fetch: IP literals are judged
@@ -43,7 +45,14 @@ export async function checkHost(hostname: string, signal: AbortSignal): Promise<
   if (host === "localhost" || host.endsWith(".localhost")) {
     return { kind: "private", address: "127.0.0.1", phrase: "a loopback address" };
   }
-  const { addresses, failure } = await resolveAddresses(host, signal);
+  let resolved;
+  try {
+    resolved = await resolveAddresses(host, signal);
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotCapable)) throw error;
+    return { kind: "dns-denied", detail: error.message };
+  }
+  const { addresses, failure } = resolved;
   // Fail closed: an address family that could not be looked up might hold the private one.
   if (failure !== null || addresses.length === 0) {
     return { kind: "unresolved", detail: failure ?? "no address" };
@@ -74,7 +83,7 @@ async function resolveAddresses(
     if (answer.status === "fulfilled") {
       addresses.push(...answer.value);
     } else if (answer.reason instanceof Deno.errors.NotCapable) {
-      throw answer.reason; // a missing --allow-net has its own message upstream
+      throw answer.reason;
     } else if (!(answer.reason instanceof Deno.errors.NotFound)) {
       // A name with only A or only AAAA records fails the other query with NotFound; other
       // failures (no resolver reachable) are reported, and the host is never assumed public.

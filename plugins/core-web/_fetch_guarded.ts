@@ -72,14 +72,14 @@ async function followRedirects(
   let body = options.body;
   for (let hop = 0;; hop++) {
     seen.add(current.href);
+    if (!options.allowPrivate) {
+      const action = hop === 0
+        ? options.action
+        : `${options.action}: it redirects to "${current.href}"`;
+      await assertPublic(current, action, signal);
+    }
     let response: Response;
     try {
-      if (!options.allowPrivate) {
-        const action = hop === 0
-          ? options.action
-          : `${options.action}: it redirects to "${current.href}"`;
-        await assertPublic(current, action, signal);
-      }
       response = await fetch(current, {
         method,
         headers: options.headers ?? {},
@@ -154,6 +154,12 @@ function parseLocation(location: string, base: URL, action: string): URL {
 async function assertPublic(url: URL, action: string, signal: AbortSignal): Promise<void> {
   const check = await checkHost(url.hostname, signal);
   if (check.kind === "public") return;
+  if (check.kind === "dns-denied") {
+    throw new Deno.errors.NotCapable(
+      `${action}: the private-address check may not look up "${url.hostname}" ` +
+        `(${check.detail}): add the DNS server to --allow-net, or set web.allow_private to true`,
+    );
+  }
   if (check.kind === "unresolved") {
     throw new Error(
       `${action}: host "${url.hostname}" did not resolve (${check.detail}): ` +

@@ -1,7 +1,8 @@
 /**
  * web_fetch: one web page as text the model can read. HTML becomes Markdown of its article,
  * JSON and text come as they are, PDFs and binaries are only described; long pages come in
- * windows. Every hop is checked against private addresses unless `web.allow_private` is set.
+ * windows. Every hop is checked against private addresses unless `web.allow_private` is set;
+ * the check leaves a DNS-rebinding gap between its lookup and fetch's own (see _check_host.ts).
  * @module
  */
 import { type Static, Type } from "@sinclair/typebox";

@@ -475,3 +475,30 @@ Deno.test("web_fetch refuses a redirect to a private address", async () => {
 Deno.test("web_fetch results are kept out of session files by default", () => {
   assert.deepEqual(Config.defaults().get("noise_tools"), ["web_fetch", "open", "fetch_page"]);
 });
+
+Deno.test({
+  name: "web_fetch names the missing --allow-net flag",
+  permissions: { read: true, write: true, env: true, net: false },
+  async fn() {
+    await using wt = await tempWorktree();
+    // Deno names the system's DNS server, which differs between machines.
+    const dnsRefusal = await Deno.resolveDns("docs.example.com", "A").then(
+      () => "resolved",
+      (error: Error) => error.message,
+    );
+    assert.match(dnsRefusal, /^Requires net access to /);
+    assert.deepEqual(
+      [
+        await runTool(wt, "web_fetch", { url: "http://203.0.113.7/docs" }),
+        await runTool(wt, "web_fetch", { url: "https://docs.example.com/" }),
+      ],
+      [
+        `Error: Cannot fetch "http://203.0.113.7/docs": replio was started without network ` +
+        `access to "203.0.113.7": restart it with --allow-net (or --allow-net=203.0.113.7)`,
+        `Error: Cannot fetch "https://docs.example.com/": the private-address check may not ` +
+        `look up "docs.example.com" (${dnsRefusal}): add the DNS server to --allow-net, or set ` +
+        `web.allow_private to true`,
+      ],
+    );
+  },
+});
