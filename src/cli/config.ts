@@ -50,7 +50,7 @@ export async function runConfigCommand(
       );
     case "set": {
       if (key === undefined || value === undefined) throw usage(`"set" needs a key and a value`);
-      await setConfigValue(file, key, parseCliValue(key, value, file));
+      await setConfigValue(file, key, await parseCliValue(key, value, file));
       return EXIT.ok;
     }
     case "unset": {

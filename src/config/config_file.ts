@@ -4,8 +4,7 @@
  * @module
  */
 import { dirname } from "node:path";
-import { isMap, parseDocument } from "yaml";
-import { Value } from "@sinclair/typebox/value";
+import type { Document } from "yaml";
 import { ConfigError } from "./config.ts";
 import { CONFIG_KEYS, type ConfigKey } from "./defaults.ts";
 import { parseConfigText, suggestKey, valueProblem } from "./load.ts";
@@ -49,12 +48,20 @@ export function splitKeyPath(name: string, failure = `Cannot use "${name}"`): Ke
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * assert.deepEqual(parseCliValue("tools.deny", "[bash, web_fetch]"), ["bash", "web_fetch"]);
- * assert.equal(parseCliValue("model", "4"), "4");
- * assert.equal(parseCliValue("max_rounds", "4"), 4);
+ * assert.deepEqual(await parseCliValue("tools.deny", "[bash, web_fetch]"), ["bash", "web_fetch"]);
+ * assert.equal(await parseCliValue("model", "4"), "4");
+ * assert.equal(await parseCliValue("max_rounds", "4"), 4);
  * ```
  */
-export function parseCliValue(name: string, text: string, file = "the config"): unknown {
+export async function parseCliValue(
+  name: string,
+  text: string,
+  file = "the config",
+): Promise<unknown> {
+  const [{ parseDocument }, { Value }] = await Promise.all([
+    import("yaml"),
+    import("@sinclair/typebox/value"),
+  ]);
   const { key, rest } = splitKeyPath(name, `Cannot set "${name}" in ${file}`);
   const doc = parseDocument(text);
   const parseError = doc.errors[0] ? firstLine(doc.errors[0].message) : null;
@@ -80,7 +87,7 @@ export function parseCliValue(name: string, text: string, file = "the config"): 
 export async function setConfigValue(file: string, name: string, value: unknown): Promise<void> {
   const { key, rest } = splitKeyPath(name, `Cannot set "${name}" in ${file}`);
   if (rest.length === 0) {
-    const problem = valueProblem(key, value);
+    const problem = await valueProblem(key, value);
     if (problem) throw new ConfigError(`Cannot set "${name}" in ${file}: ${problem}`);
   }
   const doc = await readDocument(file);
@@ -96,6 +103,7 @@ export async function setConfigValue(file: string, name: string, value: unknown)
  */
 export async function unsetConfigValue(file: string, name: string): Promise<boolean> {
   const { key, rest } = splitKeyPath(name, `Cannot unset "${name}" in ${file}`);
+  const { isMap } = await import("yaml");
   const doc = await readDocument(file);
   const paths = [[...key.split("."), ...rest]];
   const flat = findFlatSpelling(doc, key);
@@ -120,9 +128,7 @@ export async function unsetConfigValue(file: string, name: string): Promise<bool
   return true;
 }
 
-type YamlDocument = ReturnType<typeof parseDocument>;
-
-async function readDocument(file: string): Promise<YamlDocument> {
+async function readDocument(file: string): Promise<Document> {
   let text = "";
   try {
     text = await Deno.readTextFile(file);
@@ -131,18 +137,19 @@ async function readDocument(file: string): Promise<YamlDocument> {
   }
   // The file as it stands must already be valid (so its top level is a mapping or empty):
   // editing around a broken file would hide the breakage.
-  parseConfigText(text, file);
+  await parseConfigText(text, file);
+  const { parseDocument } = await import("yaml");
   return parseDocument(text);
 }
 
 /** A file may spell a nested key flat (`"tool_permission.bash": ask`); edit it where it is. */
-function findFlatSpelling(doc: YamlDocument, key: ConfigKey): string | null {
+function findFlatSpelling(doc: Document, key: ConfigKey): string | null {
   return key.includes(".") && doc.has(key) ? key : null;
 }
 
 /** Validates the whole new text as the loader will read it, then replaces the file atomically. */
 async function writeValidated(file: string, text: string): Promise<void> {
-  parseConfigText(text, file);
+  await parseConfigText(text, file);
   const target = await followSymlink(file);
   await Deno.mkdir(dirname(target), { recursive: true });
   // Same folder, so the rename cannot cross file systems and readers never see half a file.

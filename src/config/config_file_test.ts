@@ -204,14 +204,14 @@ const CLI_VALUES: { key: string; text: string; value: unknown }[] = [
 ];
 
 for (const { key, text, value } of CLI_VALUES) {
-  Deno.test(`parseCliValue reads ${JSON.stringify(text)} for ${key} as ${JSON.stringify(value)}`, () => {
-    assert.deepEqual(parseCliValue(key, text), value);
+  Deno.test(`parseCliValue reads ${JSON.stringify(text)} for ${key} as ${JSON.stringify(value)}`, async () => {
+    assert.deepEqual(await parseCliValue(key, text), value);
   });
 }
 
-Deno.test("parseCliValue reports invalid YAML for a non-string key", () => {
-  assert.throws(
-    () => parseCliValue("tools.deny", "[bash", "/w/.replio/config.yaml"),
+Deno.test("parseCliValue reports invalid YAML for a non-string key", async () => {
+  await assert.rejects(
+    parseCliValue("tools.deny", "[bash", "/w/.replio/config.yaml"),
     new ConfigError(
       'Cannot set "tools.deny" in /w/.replio/config.yaml: the value is not valid YAML: Flow sequence must end with a ] at line 1, column 6: quote it or write valid YAML or JSON',
     ),

@@ -4,8 +4,6 @@
  * @module
  */
 import { join } from "node:path";
-import { Value, ValueErrorType } from "@sinclair/typebox/value";
-import { parse as parseYaml } from "yaml";
 import { Config, ConfigError, type Setting } from "./config.ts";
 import { CONFIG_KEYS, type ConfigKey } from "./defaults.ts";
 import { describeSchema } from "./describe_schema.ts";
@@ -60,7 +58,7 @@ export async function loadConfig(options: LoadOptions): Promise<Config> {
     const flags = Object.fromEntries(
       Object.entries(options.flags).filter(([, v]) => v !== undefined),
     );
-    for (const [k, v] of Object.entries(flags)) validateValue(k, v, "the command line");
+    for (const [k, v] of Object.entries(flags)) await validateValue(k, v, "the command line");
     mergeInto(settings, flags, { origin: "flag" });
   }
   return new Config(settings);
@@ -97,7 +95,7 @@ export async function readConfigFile(file: string): Promise<Record<string, unkno
     if (error instanceof Deno.errors.NotCapable) return {};
     throw error;
   }
-  return parseConfigText(text, file);
+  return await parseConfigText(text, file);
 }
 
 /**
@@ -105,13 +103,20 @@ export async function readConfigFile(file: string): Promise<Record<string, unkno
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * assert.deepEqual(parseConfigText("tools: {deny: [bash]}", "x.yaml"), { "tools.deny": ["bash"] });
+ * assert.deepEqual(await parseConfigText("tools: {deny: [bash]}", "x.yaml"), {
+ *   "tools.deny": ["bash"],
+ * });
  * ```
  */
-export function parseConfigText(text: string, file: string): Record<string, unknown> {
+export async function parseConfigText(
+  text: string,
+  file: string,
+): Promise<Record<string, unknown>> {
+  // yaml is the costliest import on the start-up path and most runs have no config file.
+  const { parse } = await import("yaml");
   let document: unknown;
   try {
-    document = parseYaml(text);
+    document = parse(text);
   } catch (error) {
     // The yaml package puts a code excerpt after the first line; the first says it all.
     const detail = (error instanceof Error ? error.message : String(error)).split("\n")[0]!
@@ -125,7 +130,7 @@ export function parseConfigText(text: string, file: string): Record<string, unkn
     );
   }
   const values = flattenConfig(document, file);
-  for (const [k, v] of Object.entries(values)) validateValue(k, v, file);
+  for (const [k, v] of Object.entries(values)) await validateValue(k, v, file);
   return values;
 }
 
@@ -161,8 +166,8 @@ export function flattenConfig(
 }
 
 /** Throws a {@link ConfigError} unless `value` fits the key's schema. */
-export function validateValue(name: string, value: unknown, where: string): void {
-  const problem = valueProblem(name, value);
+export async function validateValue(name: string, value: unknown, where: string): Promise<void> {
+  const problem = await valueProblem(name, value);
   if (problem) throw new ConfigError(`Cannot load ${where}: ${problem}`);
 }
 
@@ -172,16 +177,18 @@ export function validateValue(name: string, value: unknown, where: string): void
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * assert.equal(valueProblem("max_rounds", 5), null);
+ * assert.equal(await valueProblem("max_rounds", 5), null);
  * assert.equal(
- *   valueProblem("max_rounds", "ten"),
+ *   await valueProblem("max_rounds", "ten"),
  *   '"max_rounds" must be an integer >= 1, got "ten": see docs/config.md',
  * );
  * ```
  */
-export function valueProblem(name: string, value: unknown): string | null {
+export async function valueProblem(name: string, value: unknown): Promise<string | null> {
   const spec = CONFIG_KEYS[name as ConfigKey];
   if (!spec) return `unknown key "${name}"${suggestKey(name)}`;
+  // The validator loads on the first value to check: runs without config files never need it.
+  const { Value, ValueErrorType } = await import("@sinclair/typebox/value");
   if (Value.Check(spec.schema, value)) return null;
   const first = Value.Errors(spec.schema, value).First();
   if (!first || !first.path) {
