@@ -80,19 +80,20 @@ function mergeInto(
 }
 
 /**
- * Reads one YAML file into validated dotted keys; a missing file is empty.
+ * Reads one YAML file into validated dotted keys; a missing file, or one Deno may not read, is empty.
  * @example
  * ```ts
  * // tools: {deny: [bash]}  →  { "tools.deny": ["bash"] }
  * ```
  */
 export async function readConfigFile(file: string): Promise<Record<string, unknown>> {
+  // Asking first keeps Deno's own prompt away when replio was started without --no-prompt.
+  if (Deno.permissions.querySync({ name: "read", path: file }).state !== "granted") return {};
   let text: string;
   try {
     text = await Deno.readTextFile(file);
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return {};
-    if (error instanceof Deno.errors.NotCapable) return {};
     throw error;
   }
   return await parseConfigText(text, file);
