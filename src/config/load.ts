@@ -80,7 +80,8 @@ function mergeInto(
 }
 
 /**
- * Reads one YAML file into validated dotted keys; a missing file, or one Deno may not read, is empty.
+ * Reads one YAML file into validated dotted keys; a missing file, or one Deno may not read,
+ * is empty.
  * @example
  * ```ts
  * // tools: {deny: [bash]}  →  { "tools.deny": ["bash"] }
