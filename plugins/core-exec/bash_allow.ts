@@ -190,7 +190,9 @@ function loadShell(): Promise<Shell> {
         NodeType(node: ShNode): string;
       };
     };
-    const parse = (source: string) => syntax.NewParser().Parse(source, "src");
+    // One parser serves every call: Parse is synchronous, and a new parser costs 3 ms.
+    const parser = syntax.NewParser();
+    const parse = (source: string) => parser.Parse(source, "src");
     // Codes are the Go enum's order, which a new parser version may change: read them back.
     const probe = REDIRECT_OPS.map((op) => `: ${op}x`).join("; ") + "\n: <<x\nx\n: <<-x\nx\n";
     const names = [...REDIRECT_OPS, "<<", "<<-"];
