@@ -38,6 +38,11 @@ export class InputFilter {
     this.#onInterrupt = onInterrupt;
   }
 
+  /** A question during the turn: new keys go to the editor, held ones wait for the prompt. */
+  passKeys(): void {
+    this.#onInterrupt = null;
+  }
+
   /** The prompt is back: keys go to the editor again, held ones first. */
   release(): void {
     this.#onInterrupt = null;

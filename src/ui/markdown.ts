@@ -16,6 +16,10 @@ export interface MarkdownOptions {
 /** Narrower than this, wrapping would leave one word per line; the terminal wraps instead. */
 const MIN_WIDTH = 20;
 
+/** Colour sequences take no columns; lines that carry them are measured without them. */
+// deno-lint-ignore no-control-regex -- the escape character is what is matched.
+const SGR_SEQUENCE = /\x1b\[[0-9;]*m/g;
+
 /** How a line renders, decided from its first word. */
 type LineKind = "paragraph" | "heading" | "item" | "quote" | "raw";
 
@@ -399,7 +403,7 @@ export function highlightCode(line: string, lang: string, styles: Styles): strin
 
 /**
  * Columns a string takes in a terminal: East Asian wide characters and most emoji take two,
- * combining marks none. ANSI escape sequences are not expected here.
+ * combining marks and colour sequences none.
  * @example
  * ```ts
  * import assert from "node:assert/strict";
@@ -409,8 +413,20 @@ export function highlightCode(line: string, lang: string, styles: Styles): strin
  */
 export function displayWidth(text: string): number {
   let width = 0;
-  for (const ch of text) width += charWidth(ch.codePointAt(0)!);
+  for (const ch of stripStyles(text)) width += charWidth(ch.codePointAt(0)!);
   return width;
+}
+
+/**
+ * The text without its colour sequences.
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * assert.equal(stripStyles("\x1b[2mdim\x1b[22m"), "dim");
+ * ```
+ */
+export function stripStyles(text: string): string {
+  return text.replace(SGR_SEQUENCE, "");
 }
 
 function charWidth(code: number): number {
@@ -440,15 +456,20 @@ function sliceWidth(text: string, columns: number): string {
 }
 
 /**
- * Word-wraps plain text to `width` columns; continuation lines start with `indent`. Lines
- * already shorter stay as they are; a word longer than a line is cut.
+ * Word-wraps text to `width` columns; continuation lines start with `indent`. Lines already
+ * shorter stay as they are; a word longer than a line is cut. Colour sequences take no room.
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * assert.deepEqual(wrapText("← Read a.ts [offset=2]", 12, "  "), ["← Read a.ts", "  [offset=2]"]);
+ * assert.deepEqual(wrapText("← Read engine.py [offset=299, limit=85]", 24, "  "), [
+ *   "← Read engine.py",
+ *   "  [offset=299, limit=85]",
+ * ]);
  * ```
  */
 export function wrapText(text: string, width: number, indent = ""): string[] {
+  // Too narrow to wrap usefully (or not a terminal at all): the terminal wraps, if anything.
+  if (width < MIN_WIDTH) return text.split("\n");
   const lines: string[] = [];
   for (const source of text.split("\n")) {
     let line = "";
@@ -482,4 +503,33 @@ export function wrapText(text: string, width: number, indent = ""): string[] {
     lines.push(line.trimEnd());
   }
   return lines;
+}
+
+/** A line that starts a block of its own: never joined to the line before it. */
+const BLOCK_START = /^\s*([-*+]\s|\d+[.)]\s|#|>|```|~~~|\|)/;
+
+/**
+ * Joins hard-wrapped lines of markdown paragraphs and list items, so the text can be wrapped
+ * again at another width. Code blocks, headings and tables are kept as they are.
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * assert.equal(reflowMarkdown("one\ntwo\n\n- a\n  b\n- c"), "one two\n\n- a b\n- c");
+ * ```
+ */
+export function reflowMarkdown(text: string): string {
+  const out: string[] = [];
+  let inFence = false;
+  let joinable = false;
+  for (const line of text.split("\n")) {
+    const isFence = /^\s*(```|~~~)/.test(line);
+    if (isFence) inFence = !inFence;
+    if (!inFence && !isFence && joinable && line.trim() && !BLOCK_START.test(line)) {
+      out[out.length - 1] += " " + line.trim();
+      continue;
+    }
+    out.push(line);
+    joinable = !inFence && !isFence && line.trim() !== "" && !/^\s*(#|\|)/.test(line);
+  }
+  return out.join("\n");
 }

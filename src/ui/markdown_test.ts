@@ -114,12 +114,13 @@ Deno.test("highlightCode colours keywords, strings, numbers and comments", () =>
 });
 
 Deno.test("wrapText wraps words and indents continuation lines", () => {
-  assert.deepEqual(wrapText("$ Run npm test [cwd=/a/b, timeout=600]", 16, "  "), [
+  assert.deepEqual(wrapText("$ Run npm test [cwd=/a/b, timeout=600]", 20, "  "), [
     "$ Run npm test",
     "  [cwd=/a/b,",
     "  timeout=600]",
   ]);
   assert.deepEqual(wrapText("short", 80), ["short"]);
+  assert.deepEqual(wrapText("no terminal: never wrapped", 0), ["no terminal: never wrapped"]);
 });
 
 Deno.test("displayWidth counts wide characters twice", () => {

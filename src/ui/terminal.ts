@@ -16,7 +16,7 @@ import type {
 import type { Usage } from "../providers/types.ts";
 import type { AskRequest } from "../tools/types.ts";
 import { formatActivity, statusDetail } from "./format_activity.ts";
-import { MarkdownStream, wrapText } from "./markdown.ts";
+import { MarkdownStream, stripStyles, wrapText } from "./markdown.ts";
 import { createStyles, type Styles } from "./styles.ts";
 import type { TextWriter } from "./writer.ts";
 
@@ -88,6 +88,8 @@ export class TerminalSink implements Sink {
   /** A turn (or a `/tool` run) starts: the footer measures from here. */
   beginTurn(): void {
     this.#turnStarted = performance.now();
+    // The person's Enter left the cursor at a line start; output between turns is not ours.
+    this.#atLineStart = true;
     this.#lastBlock = "none";
     this.#activities.clear();
     this.#spin("Working");
@@ -255,7 +257,7 @@ export class TerminalSink implements Sink {
    */
   #line(text: string, style: (t: string) => string, lead = "", indent = lead + "  "): void {
     if (!this.#atLineStart) this.#write("\n");
-    const plainLead = plainText(lead);
+    const plainLead = stripStyles(lead);
     const lines = wrapText(plainLead + text, this.#options.width(), indent);
     const out = lines.map((line, i) =>
       i === 0
@@ -320,11 +322,6 @@ function detailStyle(line: string, s: Styles): (t: string) => string {
   if (line.startsWith("+") && !line.startsWith("+++")) return (t) => s.dim(s.green(t));
   if (line.startsWith("-") && !line.startsWith("---")) return (t) => s.dim(s.red(t));
   return s.dim;
-}
-
-function plainText(text: string): string {
-  // deno-lint-ignore no-control-regex -- SGR colour sequences are exactly what is removed.
-  return text.replace(/\x1b\[[0-9;]*m/g, "");
 }
 
 function formatCount(n: number): string {

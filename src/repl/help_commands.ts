@@ -1,0 +1,129 @@
+/**
+ * `/help`, `/help <tool>` and `/tools`: the command table and the registry seen through the
+ * current policy, so what they list is exactly what the model may call now.
+ * @module
+ */
+import { describeSchema } from "../config/mod.ts";
+import type { JsonSchema, Tool } from "../tools/mod.ts";
+import type { ReplContext, SlashCommand } from "./context.ts";
+
+/** Longest one-line summary before it is cut. */
+const SUMMARY_CHARS = 70;
+
+/**
+ * A tool's one-line label: its `short`, else the first sentence of its description.
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * const tool = { description: "# grep\nSearch file contents. Returns lines." } as never;
+ * assert.equal(summarizeTool(tool), "Search file contents.");
+ * ```
+ */
+export function summarizeTool(tool: Pick<Tool, "short" | "description">): string {
+  if (tool.short) return tool.short;
+  const line = tool.description.split("\n").find((l) => l.trim() && !l.startsWith("#")) ?? "";
+  const sentence = line.split(/(?<=\.)\s/)[0] ?? line;
+  return sentence.length > SUMMARY_CHARS ? sentence.slice(0, SUMMARY_CHARS - 1) + "…" : sentence;
+}
+
+/** `/help [tool | /command]`. */
+export const helpCommand: SlashCommand = {
+  name: "help",
+  usage: "/help [tool]",
+  summary: "Commands and the tools allowed now; with a tool, its full description",
+  complete: (repl) => repl.registry.list().map((t) => t.name),
+  run(repl, args) {
+    const topic = args.trim();
+    if (!topic) return printOverview(repl);
+    const found = repl.registry.lookup(topic);
+    if (found) return printTool(repl, found.tool);
+    const command = repl.commands.find((c) => c.name === topic.replace(/^\//, ""));
+    if (command) return repl.print(`${command.usage}  ${command.summary}`);
+    repl.printError(
+      `Cannot show help for "${topic}": no such tool or command: run /tools for the tool names`,
+    );
+  },
+};
+
+/** `/tools`. */
+export const toolsCommand: SlashCommand = {
+  name: "tools",
+  usage: "/tools",
+  summary: "Every tool with category, permission and the action the policy resolves now",
+  run(repl) {
+    const s = repl.styles;
+    const resolved = repl.registry.list().map((tool) => ({
+      tool,
+      ...repl.policy.resolveStatic(tool),
+    }));
+    const shown = resolved.filter((r) => r.action !== "deny");
+    const width = Math.max(4, ...shown.map((r) => r.tool.name.length));
+    repl.print(`mode ${repl.policy.mode} · worktree ${repl.worktree}`, s.dim);
+    for (const { tool, action, reason } of shown) {
+      repl.print(
+        `${tool.name.padEnd(width)}  ${tool.category.padEnd(8)} ${tool.permission.padEnd(8)} ${
+          action.padEnd(5)
+        } ${s.dim(`(${reason})`)}  ${summarizeTool(tool)}`,
+      );
+    }
+    const hidden = resolved.filter((r) => r.action === "deny");
+    if (hidden.length) {
+      repl.print(
+        `hidden by policy: ${hidden.map((h) => `${h.tool.name} (${h.reason})`).join(", ")}`,
+        s.dim,
+      );
+    }
+  },
+};
+
+function printOverview(repl: ReplContext): void {
+  const s = repl.styles;
+  repl.print("Commands", s.bold);
+  const width = Math.max(...repl.commands.map((c) => c.usage.length));
+  for (const command of repl.commands) {
+    repl.print(`  ${command.usage.padEnd(width)}  ${s.dim(command.summary)}`);
+  }
+  const allowed = repl.registry.list().filter((tool) => repl.policy.isVisible(tool));
+  repl.print(`Tools allowed now (mode ${repl.policy.mode})`, s.bold);
+  const nameWidth = Math.max(4, ...allowed.map((t) => t.name.length));
+  for (const tool of allowed) {
+    const action = repl.policy.resolveStatic(tool).action;
+    const tag = action === "ask" ? s.yellow("ask  ") : s.green("allow");
+    repl.print(`  ${tool.name.padEnd(nameWidth)}  ${tag}  ${s.dim(summarizeTool(tool))}`);
+  }
+  repl.print(
+    'Input: Tab completes, a trailing \\ or a """ block continues a message, Up recalls, ' +
+      "Ctrl-C cancels, Ctrl-D quits.",
+    s.dim,
+  );
+}
+
+function printTool(repl: ReplContext, tool: Tool): void {
+  const s = repl.styles;
+  const { action, reason } = repl.policy.resolveStatic(tool);
+  const aliases = (tool.aliases ?? []).map((a) => (typeof a === "string" ? a : a.name));
+  repl.print(tool.name, s.bold);
+  repl.print(
+    `category ${tool.category} · permission ${tool.permission} · action ${action} (${reason})`,
+  );
+  if (aliases.length) repl.print(`aliases ${aliases.join(", ")}`, s.dim);
+  repl.print("Parameters", s.bold);
+  const properties = (tool.parameters.properties ?? {}) as Record<string, JsonSchema>;
+  const required = new Set((tool.parameters.required ?? []) as string[]);
+  if (Object.keys(properties).length === 0) repl.print("  (none)", s.dim);
+  for (const [name, schema] of Object.entries(properties)) {
+    const facts = [
+      describeSchema(schema),
+      ...(required.has(name) ? ["required"] : []),
+      ...("default" in schema ? [`default ${JSON.stringify(schema.default)}`] : []),
+    ];
+    repl.print(
+      `  ${name} (${facts.join(", ")})  ${s.dim(String(schema.description ?? ""))}`,
+      (line) => line,
+      "    ",
+    );
+  }
+  repl.print("Description", s.bold);
+  repl.printMarkdown(tool.description.trim());
+  repl.print(`Run it: /tool ${tool.name} {…}`, s.dim);
+}

@@ -1,0 +1,250 @@
+/**
+ * The line editor: node:readline with history, Tab completion and multi-line input in a
+ * terminal, or a plain line reader (no prompt, no escape codes) when stdin is not a terminal.
+ * Terminal keys pass through an {@link InputFilter} first, so pastes arrive whole and keys
+ * typed while a turn runs wait for the prompt (Ctrl-C excepted: it cancels the turn).
+ * @module
+ */
+import process from "node:process";
+import * as readline from "node:readline";
+import { PassThrough } from "node:stream";
+import { InputAssembler } from "./input_assembler.ts";
+import { DISABLE_BRACKETED_PASTE, ENABLE_BRACKETED_PASTE, InputFilter } from "./input_filter.ts";
+import { PasteStore } from "./paste_store.ts";
+
+/** What {@link LineEditor.read} returns: a message, Ctrl-C at an empty prompt, or the end. */
+export type ReadResult =
+  | { kind: "message"; text: string }
+  | { kind: "interrupt" }
+  | { kind: "eof" };
+
+/** Options of {@link LineEditor}. */
+export interface LineEditorOptions {
+  /** A terminal gets the full editor; anything else is read as plain lines. */
+  terminal: boolean;
+  /** Earlier entries, oldest first. */
+  history: readonly string[];
+  /** Entries kept in memory (config history_size); 0 keeps none. */
+  historySize: number;
+  /** Completions for the text left of the cursor. */
+  complete(line: string): Promise<[string[], string]>;
+  /** Called with each message entered, to persist it. */
+  onEntry(entry: string): void;
+}
+
+/**
+ * node:readline's Interface with two members its type declarations leave out: the history
+ * array (newest first) and `clearLine()`, which ends the line and empties the buffer. Both
+ * are in Node's and Deno's implementations alike.
+ */
+type EditorInterface = readline.Interface & { history: string[]; clearLine(): void };
+
+/** Who waits for the next typed line. */
+type Waiter = (line: string | null) => void;
+
+/** Reads messages and answers from the person. */
+export class LineEditor {
+  readonly #options: LineEditorOptions;
+  readonly #rl: EditorInterface;
+  readonly #pastes = new PasteStore();
+  readonly #assembler = new InputAssembler();
+  readonly #filter: InputFilter | null;
+  readonly #lines: string[] = [];
+  #waiter: Waiter | null = null;
+  #closed = false;
+  /** Set while reading a message, so Ctrl-C there can end the read. */
+  #reading: ((result: ReadResult) => void) | null = null;
+  /** Set while a turn runs: Ctrl-C cancels it. */
+  #onInterrupt: (() => void) | null = null;
+  readonly #onSignal = () => this.#interrupt();
+  readonly #onData = (chunk: string) => this.#filter?.write(chunk);
+  readonly #onEnd = () => this.#rl.close();
+
+  constructor(options: LineEditorOptions) {
+    this.#options = options;
+    if (options.terminal) {
+      const keys = new PassThrough({ encoding: "utf8" });
+      // readline puts its input into raw mode; ours is a pipe in front of the real stdin.
+      Object.assign(keys, {
+        isTTY: true,
+        setRawMode: (mode: boolean) => {
+          process.stdin.setRawMode(mode);
+          return keys;
+        },
+      });
+      this.#filter = new InputFilter((text) => keys.write(text), this.#pastes);
+      process.stdin.setEncoding("utf8");
+      process.stdin.on("data", this.#onData);
+      process.stdin.on("end", this.#onEnd);
+      this.#rl = readline.createInterface({
+        input: keys,
+        output: process.stdout,
+        terminal: true,
+        // Entries are added here, whole messages only; readline's own adding is off.
+        historySize: 0,
+        completer: (
+          line: string,
+          callback: (error: Error | null, result: [string[], string]) => void,
+        ) => {
+          options.complete(line).then(
+            (result) => callback(null, result),
+            (error) => callback(error, [[], line]),
+          );
+        },
+      }) as EditorInterface;
+      this.#rl.history = options.history.slice(-options.historySize).map((entry) =>
+        this.#pastes.display(entry)
+      ).reverse();
+      process.stdout.write(ENABLE_BRACKETED_PASTE);
+      this.#rl.on("SIGINT", () => this.#interrupt());
+    } else {
+      this.#filter = null;
+      this.#rl = readline.createInterface({
+        input: process.stdin,
+        terminal: false,
+      }) as EditorInterface;
+    }
+    this.#rl.on("line", (line: string) => this.#deliver(line));
+    this.#rl.on("close", () => {
+      this.#closed = true;
+      this.#deliver(null);
+    });
+    Deno.addSignalListener("SIGINT", this.#onSignal);
+  }
+
+  /** Whether this is the full terminal editor. */
+  get isTerminal(): boolean {
+    return this.#filter !== null;
+  }
+
+  /** Reads one message: continuation lines and pastes joined, placeholders expanded. */
+  read(prompt: string, continuation: string): Promise<ReadResult> {
+    return new Promise((resolve) => {
+      this.#reading = resolve;
+      const next = (): void => {
+        this.#prompt(this.#assembler.continuing ? continuation : prompt);
+        // After the prompt, which puts the cursor at the line start: typed-ahead keys follow it.
+        this.#filter?.release();
+        this.#nextLine((line) => {
+          if (this.#reading !== resolve) return;
+          if (line === null) {
+            this.#reading = null;
+            this.#assembler.reset();
+            resolve({ kind: "eof" });
+            return;
+          }
+          const assembled = this.#assembler.feed(this.#pastes.expand(line));
+          if (!assembled.done) return next();
+          this.#reading = null;
+          this.#remember(assembled.text);
+          resolve({ kind: "message", text: assembled.text });
+        });
+      };
+      next();
+    });
+  }
+
+  /** Shows `prompt` and reads one answer line; null on Ctrl-C or end of input. */
+  question(prompt: string): Promise<string | null> {
+    const onInterrupt = this.#onInterrupt;
+    this.#onInterrupt = null;
+    // Keys typed ahead during the turn are meant for the next message, not for this answer.
+    this.#filter?.passKeys();
+    return new Promise((resolve) => {
+      this.#prompt(prompt);
+      this.#nextLine((line) => {
+        this.#onInterrupt = onInterrupt;
+        if (onInterrupt) this.#filter?.hold(onInterrupt);
+        resolve(line === null ? null : this.#pastes.expand(line));
+      });
+    });
+  }
+
+  /** A turn starts: Ctrl-C calls `onInterrupt` and other keys wait for the next prompt. */
+  hold(onInterrupt: () => void): void {
+    this.#onInterrupt = onInterrupt;
+    this.#filter?.hold(onInterrupt);
+  }
+
+  /** The turn is over: Ctrl-C goes back to the prompt; held keys follow the next prompt. */
+  release(): void {
+    this.#onInterrupt = null;
+  }
+
+  /** Restores the terminal and stops reading. */
+  close(): void {
+    Deno.removeSignalListener("SIGINT", this.#onSignal);
+    if (this.#filter) {
+      process.stdout.write(DISABLE_BRACKETED_PASTE);
+      process.stdin.off("data", this.#onData);
+      process.stdin.off("end", this.#onEnd);
+    }
+    this.#rl.close();
+    // Without this the pending read of stdin keeps the process alive after the REPL ends.
+    process.stdin.pause();
+  }
+
+  /** Ctrl-C: cancels a turn, answers a question with null, or clears or ends the prompt. */
+  #interrupt(): void {
+    if (this.#onInterrupt) {
+      this.#onInterrupt();
+      return;
+    }
+    if (this.#waiter && !this.#reading) {
+      // A question: the answer is "cancel".
+      if (this.isTerminal) this.#rl.clearLine();
+      this.#deliver(null, { keepOpen: true });
+      return;
+    }
+    const reading = this.#reading;
+    if (!reading) return;
+    const hadText = this.#rl.line.length > 0 || this.#assembler.continuing;
+    this.#assembler.reset();
+    if (this.isTerminal) this.#rl.clearLine();
+    if (hadText) {
+      this.#prompt(this.#rl.getPrompt());
+      return;
+    }
+    this.#reading = null;
+    this.#waiter = null;
+    reading({ kind: "interrupt" });
+  }
+
+  #prompt(text: string): void {
+    if (!this.isTerminal) return;
+    this.#rl.setPrompt(text);
+    this.#rl.prompt();
+  }
+
+  /** Hands the next typed line to `waiter` (queued lines first). */
+  #nextLine(waiter: Waiter): void {
+    const queued = this.#lines.shift();
+    if (queued !== undefined) return waiter(queued);
+    if (this.#closed) return waiter(null);
+    this.#waiter = waiter;
+  }
+
+  /** A line arrived (null: input ended or a question was interrupted). */
+  #deliver(line: string | null, options: { keepOpen?: boolean } = {}): void {
+    const waiter = this.#waiter;
+    if (!waiter) {
+      if (line !== null) this.#lines.push(line);
+      return;
+    }
+    this.#waiter = null;
+    waiter(line);
+    if (line === null && !options.keepOpen) this.#closed = true;
+  }
+
+  /** Adds a message to the in-memory history (newest first) and hands it on to persist. */
+  #remember(text: string): void {
+    if (!text.trim() || this.#options.historySize === 0) return;
+    if (this.isTerminal) {
+      const entry = this.#pastes.display(text);
+      const history = this.#rl.history.filter((e) => e !== entry);
+      history.unshift(entry);
+      this.#rl.history = history.slice(0, this.#options.historySize);
+    }
+    this.#options.onEntry(text);
+  }
+}

@@ -1,0 +1,8 @@
+/**
+ * The interactive REPL: line editor, slash commands and the loop that runs turns.
+ * @module
+ */
+export { type ReplHost, type ReplTerminal, startRepl } from "./repl.ts";
+export { COMMANDS } from "./commands.ts";
+export type { ReplContext, SlashCommand } from "./context.ts";
+export { summarizeTool } from "./help_commands.ts";

@@ -1,0 +1,416 @@
+/**
+ * The interactive REPL: reads messages and slash commands, runs turns through the engine with
+ * the terminal renderer, and keeps the session, mode, model and history of one worktree.
+ * Ctrl-C cancels a running turn; at an empty prompt it explains how to quit, and a second one
+ * (or Ctrl-D, or /exit) quits.
+ * @module
+ */
+import type { Config } from "../config/mod.ts";
+import type { Agent } from "../engine/mod.ts";
+import type { Provider } from "../providers/types.ts";
+import { openSession, type Session, sessionFile } from "../session/mod.ts";
+import { ToolPolicy, type ToolRegistry } from "../tools/mod.ts";
+import type { Sink } from "../ui/events.ts";
+import { MarkdownStream, reflowMarkdown, wrapText } from "../ui/markdown.ts";
+import { createStyles, type Styles } from "../ui/styles.ts";
+import { type TerminalDisplay, TerminalSink } from "../ui/terminal.ts";
+import type { TextWriter } from "../ui/writer.ts";
+import { COMMANDS, runCommand } from "./commands.ts";
+import { completeLine } from "./completion.ts";
+import type { ReplContext, SlashCommand } from "./context.ts";
+import { appendHistory, historyPath, loadHistory } from "./history_file.ts";
+import { LineEditor } from "./line_editor.ts";
+import { parseSlash } from "./slash.ts";
+
+/** What the REPL is given by the command line (src/cli/repl.ts wires it). */
+export interface ReplHost {
+  version: string;
+  worktree: string;
+  config: Config;
+  registry: ToolRegistry;
+  /** `--mode`; undefined starts in the config's `mode`. */
+  mode: string | undefined;
+  /** `--session`: continue or create this session. */
+  sessionId: string | undefined;
+  /** Connects to the model (`model` overrides the config's); throws with how to configure. */
+  connect(config: Config, model: string | undefined): Promise<Provider>;
+  /** Builds the root agent exactly as `replio run` does. */
+  createAgent(
+    config: Config,
+    parts: { provider: Provider; session: Session; policy: ToolPolicy; sink: Sink },
+  ): Agent;
+  /** Re-reads the configuration files (command-line flags still win). */
+  loadConfig(): Promise<Config>;
+  /** `replio config get|set|unset` for this worktree; returns its exit code. */
+  runConfig(
+    action: string,
+    key: string | undefined,
+    value: string | undefined,
+    global: boolean,
+  ): Promise<number>;
+}
+
+/** The terminal the REPL talks to. */
+export interface ReplTerminal {
+  /** stdin is a terminal: full line editor, spinner, escape codes allowed. */
+  isTerminal: boolean;
+  color: boolean;
+  out: TextWriter;
+  /** Columns; 0 when output is not a terminal (nothing is wrapped). */
+  width(): number;
+}
+
+/** Config keys that choose the provider: changing one reconnects. */
+const PROVIDER_KEYS = ["provider", "model", "base_url", "api_key_env"] as const;
+
+/** Runs the REPL until the person quits; returns the exit code. */
+export async function startRepl(host: ReplHost, terminal: ReplTerminal): Promise<number> {
+  const repl = new Repl(host, terminal);
+  return await repl.run();
+}
+
+/** The REPL's state and the actions slash commands take on it. */
+class Repl implements ReplContext {
+  readonly #host: ReplHost;
+  readonly #terminal: ReplTerminal;
+  readonly styles: Styles;
+  readonly commands: readonly SlashCommand[] = COMMANDS;
+  #config: Config;
+  #policy: ToolPolicy;
+  #provider: Provider | null = null;
+  #modelProblem = "";
+  /** Set by /model: kept when the config is reloaded. */
+  #modelOverride: string | undefined;
+  #session: Session | null = null;
+  #agent: Agent | null = null;
+  #sink: TerminalSink | null = null;
+  #editor: LineEditor | null = null;
+  /** Aborts what runs now (a turn, /tool, /compact); null at the prompt. */
+  #abort: (() => void) | null = null;
+  #exitRequested = false;
+  /** History appends in order; awaited before exit. */
+  #historyWrites: Promise<void> = Promise.resolve();
+
+  constructor(host: ReplHost, terminal: ReplTerminal) {
+    this.#host = host;
+    this.#terminal = terminal;
+    this.styles = createStyles(terminal.color);
+    this.#config = host.config;
+    this.#policy = new ToolPolicy({
+      config: host.config,
+      worktree: host.worktree,
+      mode: host.mode,
+    });
+  }
+
+  get worktree(): string {
+    return this.#host.worktree;
+  }
+  get config(): Config {
+    return this.#config;
+  }
+  get registry(): ToolRegistry {
+    return this.#host.registry;
+  }
+  get policy(): ToolPolicy {
+    return this.#policy;
+  }
+  get model(): string | null {
+    return this.#provider?.model ?? null;
+  }
+  get modelProblem(): string {
+    return this.#modelProblem;
+  }
+  get session(): Session {
+    return this.#session!;
+  }
+  get sink(): TerminalSink {
+    return this.#sink!;
+  }
+
+  async run(): Promise<number> {
+    const historyFile = historyPath(this.worktree);
+    const historySize = this.#config.get("history_size");
+    const [history] = await Promise.all([loadHistory(historyFile, historySize), this.#connect()]);
+    this.#session = await openSession(this.worktree, {
+      config: this.#config,
+      id: this.#host.sessionId,
+      model: this.model ?? undefined,
+    });
+    const editor = new LineEditor({
+      terminal: this.#terminal.isTerminal,
+      history,
+      historySize,
+      complete: (line) =>
+        completeLine(line, {
+          commands: this.commands.map((c) => c.name),
+          argumentsOf: (name) => this.commands.find((c) => c.name === name)?.complete?.(this),
+          worktree: this.worktree,
+          home: readHome(),
+        }),
+      onEntry: (entry) => {
+        this.#historyWrites = this.#historyWrites.then(() => appendHistory(historyFile, entry))
+          .catch((error) => this.printError(`Cannot save input history: ${error}`));
+      },
+    });
+    this.#editor = editor;
+    this.#sink = new TerminalSink({
+      out: this.#terminal.out,
+      styles: this.styles,
+      width: () => this.#terminal.width(),
+      animate: this.#terminal.isTerminal,
+      display: displayOf(this.#config),
+      prompter: editor,
+      onInterrupt: () => this.#abort?.(),
+    });
+    const onTerminate = () => {
+      this.#abort?.();
+      this.#shutdown();
+      Deno.exit(143);
+    };
+    Deno.addSignalListener("SIGTERM", onTerminate);
+    try {
+      this.#printBanner();
+      await this.#loop(editor);
+    } finally {
+      Deno.removeSignalListener("SIGTERM", onTerminate);
+      await this.#historyWrites;
+      this.#shutdown();
+    }
+    return 0;
+  }
+
+  async #loop(editor: LineEditor): Promise<void> {
+    let quitArmed = false;
+    while (!this.#exitRequested) {
+      const input = await editor.read(this.#promptText(), this.styles.dim("… "));
+      if (input.kind === "eof") break;
+      if (input.kind === "interrupt") {
+        if (quitArmed) break;
+        quitArmed = true;
+        this.print("(To quit, press Ctrl-C again or Ctrl-D, or type /exit)", this.styles.dim);
+        continue;
+      }
+      quitArmed = false;
+      if (!input.text.trim()) continue;
+      const slash = parseSlash(input.text);
+      try {
+        if (slash) await runCommand(this, slash);
+        else await this.#turn(input.text);
+      } catch (error) {
+        // A failed command or a bug in the engine must not end the REPL and lose the prompt.
+        this.sink.settle();
+        this.printError(describeError(error));
+      }
+    }
+  }
+
+  async #turn(prompt: string): Promise<void> {
+    if (!this.#provider) await this.#connect();
+    const provider = this.#provider;
+    if (!provider) {
+      this.printError(this.#modelProblem);
+      this.print(NO_MODEL_HINT, this.styles.dim);
+      return;
+    }
+    const agent = this.#currentAgent(provider);
+    await this.cancellable(async (signal) => {
+      this.sink.beginTurn();
+      await agent.runTurn(prompt, signal);
+    });
+  }
+
+  #currentAgent(provider: Provider): Agent {
+    this.#agent ??= this.#host.createAgent(this.#config, {
+      provider,
+      session: this.session,
+      policy: this.#policy,
+      sink: this.sink,
+    });
+    return this.#agent;
+  }
+
+  print(text: string, style: (line: string) => string = (line) => line, indent = "  "): void {
+    const width = this.#terminal.width();
+    const lines = text.split("\n").flatMap((line) => wrapText(line, width, indent));
+    this.#terminal.out.write(lines.map((line) => style(line) + "\n").join(""));
+  }
+
+  printMarkdown(text: string): void {
+    const markdown = new MarkdownStream({
+      styles: this.styles,
+      width: () => this.#terminal.width(),
+    });
+    this.#terminal.out.write(markdown.push(reflowMarkdown(text)) + markdown.end());
+  }
+
+  printError(message: string): void {
+    this.print(`! ${message}`, this.styles.red);
+  }
+
+  async cancellable<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const controller = new AbortController();
+    const abort = () => controller.abort();
+    this.#abort = abort;
+    this.#editor?.hold(abort);
+    try {
+      return await work(controller.signal);
+    } finally {
+      this.#abort = null;
+      this.#editor?.release();
+    }
+  }
+
+  setMode(name: string): void {
+    this.#policy = new ToolPolicy({ config: this.#config, worktree: this.worktree, mode: name });
+    this.#agent = null;
+  }
+
+  async setModel(name: string): Promise<void> {
+    this.#provider = await this.#host.connect(this.#config, name);
+    this.#modelOverride = name;
+    this.#modelProblem = "";
+    this.#agent = null;
+  }
+
+  runConfig(
+    action: string,
+    key: string | undefined,
+    value: string | undefined,
+    global: boolean,
+  ): Promise<number> {
+    return this.#host.runConfig(action, key, value, global);
+  }
+
+  async reloadConfig(): Promise<void> {
+    const previous = this.#config;
+    this.#config = await this.#host.loadConfig();
+    this.sink.configure(displayOf(this.#config));
+    try {
+      this.setMode(this.#policy.mode);
+    } catch (error) {
+      this.printError(`${error instanceof Error ? error.message : error}: back to mode default`);
+      this.setMode("default");
+    }
+    const providerChanged = PROVIDER_KEYS.some((key) =>
+      JSON.stringify(previous.get(key)) !== JSON.stringify(this.#config.get(key))
+    );
+    if (providerChanged || !this.#provider) {
+      if (this.#config.get("model") !== previous.get("model")) this.#modelOverride = undefined;
+      await this.#connect();
+      this.print(this.model ? `Model ${this.model}` : this.#modelProblem, this.styles.dim);
+    }
+  }
+
+  async newSession(): Promise<void> {
+    await this.#replaceSession(undefined);
+  }
+
+  async loadSession(id: string): Promise<void> {
+    try {
+      await Deno.stat(sessionFile(this.worktree, id));
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+      throw new Error(`Cannot load session "${id}": no such session here: run /session list`);
+    }
+    await this.#replaceSession(id);
+  }
+
+  async compact(signal: AbortSignal): Promise<string | null> {
+    if (!this.#provider) throw new Error(this.#modelProblem);
+    return await this.#currentAgent(this.#provider).compact(signal);
+  }
+
+  clearScreen(): void {
+    if (this.#terminal.isTerminal) this.#terminal.out.write("\x1b[2J\x1b[3J\x1b[H");
+  }
+
+  requestExit(): void {
+    this.#exitRequested = true;
+  }
+
+  async #replaceSession(id: string | undefined): Promise<void> {
+    const next = await openSession(this.worktree, {
+      config: this.#config,
+      id,
+      model: this.model ?? undefined,
+    });
+    this.#session?.close();
+    this.#session = next;
+    this.#agent = null;
+  }
+
+  /** Connects to the model; on failure the REPL runs on without one and says why. */
+  async #connect(): Promise<void> {
+    try {
+      this.#provider = await this.#host.connect(this.#config, this.#modelOverride);
+      this.#modelProblem = "";
+    } catch (error) {
+      if (!(error instanceof Error)) throw error;
+      this.#provider = null;
+      this.#modelProblem = error.message;
+    }
+    this.#agent = null;
+  }
+
+  #promptText(): string {
+    const mode = this.#policy.mode === "default" ? "" : this.styles.yellow(this.#policy.mode) + " ";
+    return `${mode}${this.styles.cyan(">")} `;
+  }
+
+  #printBanner(): void {
+    const s = this.styles;
+    const model = this.model ? `model ${this.model}` : s.yellow("no model configured");
+    this.print(
+      `${s.bold(`replio ${this.#host.version}`)} · ${model} · mode ${this.#policy.mode}`,
+    );
+    this.print(`worktree ${this.worktree}`, s.dim);
+    if (this.session.turns > 0) {
+      this.print(`continuing session ${this.session.id} (${this.session.turns} turns)`, s.dim);
+    }
+    for (const warning of this.session.warnings) this.print(warning, s.yellow);
+    if (!this.model) {
+      this.print(this.#modelProblem, s.dim);
+      this.print(NO_MODEL_HINT, s.dim);
+    }
+    this.print("/help for commands · Ctrl-C cancels · Ctrl-D quits", s.dim);
+  }
+
+  #shutdown(): void {
+    this.#sink?.dispose();
+    this.#editor?.close();
+    const session = this.#session;
+    if (session && session.turns > 0) {
+      this.print(`Session ${session.id} saved: replio --session ${session.id}`, this.styles.dim);
+    }
+    session?.close();
+  }
+}
+
+const NO_MODEL_HINT = "Set one with /config base_url http://HOST:PORT/v1 and /config model NAME " +
+  "(or OPENAI_BASE_URL); /tool and /help work without a model";
+
+/** The display keys of the config, as the terminal renderer takes them. */
+function displayOf(config: Config): TerminalDisplay {
+  return {
+    toolStatusVisible: config.get("tool_status_visible"),
+    glyphLines: config.get("glyph_lines"),
+    glyphParams: config.get("glyph_params"),
+    showErrors: config.get("show_errors"),
+    showNotes: config.get("show_notes"),
+    showThinking: config.get("show_thinking"),
+  };
+}
+
+/** Errors that carry a message for people (bad config, usage) print it; bugs print a stack. */
+function describeError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const expected = ["ConfigError", "UsageError", "RangeError", "NotFound"].includes(error.name);
+  return expected ? error.message : error.stack ?? error.message;
+}
+
+/** `$HOME` for `~/` completion, only when reading it is already permitted. */
+function readHome(): string | null {
+  const granted = Deno.permissions.querySync({ name: "env", variable: "HOME" }).state === "granted";
+  return granted ? Deno.env.get("HOME") ?? null : null;
+}

@@ -1,0 +1,86 @@
+/**
+ * `/mode`, `/model` and `/config`: the same modes, provider selection and config files as the
+ * command line, applied to the running REPL.
+ * @module
+ */
+import { CONFIG_KEYS } from "../config/mod.ts";
+import { BUILTIN_MODES, modeNames, type ModeSpec } from "../tools/mod.ts";
+import type { ReplContext, SlashCommand } from "./context.ts";
+import { splitFirst } from "./slash.ts";
+
+/** `/mode [name]`. */
+export const modeCommand: SlashCommand = {
+  name: "mode",
+  usage: "/mode [name]",
+  summary: "Show the modes, or switch to one (plan: read and plan only)",
+  complete: (repl) => modeNames(repl.config),
+  run(repl, args) {
+    const name = args.trim();
+    if (!name) {
+      for (const mode of modeNames(repl.config)) {
+        const mark = mode === repl.policy.mode ? "*" : " ";
+        const description = mode === "default"
+          ? "The configured policy, no mode layered over it"
+          : modeSpec(repl, mode)?.description ?? "";
+        repl.print(`${mark} ${mode}  ${repl.styles.dim(description)}`);
+      }
+      return;
+    }
+    try {
+      repl.setMode(name);
+    } catch (error) {
+      repl.printError(error instanceof Error ? error.message : String(error));
+      return;
+    }
+    const description = modeSpec(repl, name)?.description;
+    repl.print(`Mode ${name}${description ? `: ${description}` : ""}`, repl.styles.dim);
+  },
+};
+
+/** `/model [name]`. */
+export const modelCommand: SlashCommand = {
+  name: "model",
+  usage: "/model [name]",
+  summary: "Show the model, or switch to another at the same endpoint",
+  async run(repl, args) {
+    const name = args.trim();
+    if (!name) {
+      if (repl.model) repl.print(`Model ${repl.model}`);
+      else repl.printError(repl.modelProblem);
+      return;
+    }
+    try {
+      await repl.setModel(name);
+      repl.print(`Model ${name}`, repl.styles.dim);
+    } catch (error) {
+      repl.printError(error instanceof Error ? error.message : String(error));
+    }
+  },
+};
+
+/** `/config [key [value]] [--global]`. */
+export const configCommand: SlashCommand = {
+  name: "config",
+  usage: "/config [key [value]] [--global]",
+  summary: "Show the configuration or a key, or set a key (local file, or --global)",
+  complete: () => Object.keys(CONFIG_KEYS),
+  async run(repl, args) {
+    const global = /(^|\s)--global(\s|$)/.test(args);
+    const [key, value] = splitFirst(args.replace(/(^|\s)--global(?=\s|$)/, " "));
+    if (!value) {
+      await repl.runConfig("get", key || undefined, undefined, global);
+      return;
+    }
+    try {
+      if (await repl.runConfig("set", key, value, global) !== 0) return;
+      await repl.reloadConfig();
+      repl.print(`Set ${key} = ${value}${global ? " (global)" : ""}`, repl.styles.dim);
+    } catch (error) {
+      repl.printError(error instanceof Error ? error.message : String(error));
+    }
+  },
+};
+
+function modeSpec(repl: ReplContext, name: string): ModeSpec | undefined {
+  return (repl.config.get("modes") as Record<string, ModeSpec>)[name] ?? BUILTIN_MODES[name];
+}
