@@ -2,8 +2,11 @@
  * `tool_permission.bash_allow`: decides whether every command a bash line would run starts with
  * an allowed prefix. The line is parsed by mvdan/sh (the parser behind shfmt) and the whole tree
  * is walked: chained and piped commands, command and process substitutions wherever they sit,
- * subshells, groups and the bodies of if, while, for and case. Anything the walk does not know
- * is refused, so a construct that bash runs and the check overlooks cannot exist.
+ * subshells, groups and the bodies of if, while, for and case. Every node type is allowed by
+ * name, so a construct the walk does not know is refused rather than overlooked.
+ *
+ * The parser is the `mvdan-sh` package (mvdan/sh compiled to JavaScript): `sh-syntax`, its WASM
+ * build, returns statements whose commands and word parts carry positions only, not their kind.
  * @module
  */
 
