@@ -16,7 +16,7 @@ import {
   unsetConfigValue,
 } from "../config/mod.ts";
 import { EXIT, UsageError } from "./errors.ts";
-import { resolveWorktree } from "./workspace.ts";
+import { resolveWorktree } from "./resolve_worktree.ts";
 
 /** Options of `replio config`. */
 export interface ConfigCommandOptions {

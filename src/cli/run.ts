@@ -5,7 +5,7 @@
  * @module
  */
 import { createProvider } from "../providers/mod.ts";
-import { openSession } from "../session/mod.ts";
+import { isSessionId, openSession } from "../session/mod.ts";
 import type { TurnResult } from "../engine/mod.ts";
 import { CollectingSink } from "../ui/collecting_sink.ts";
 import type { Sink, TurnStatus } from "../ui/events.ts";
@@ -42,6 +42,11 @@ const EXIT_BY_STATUS: Record<TurnStatus, number> = {
 
 /** Runs one turn and returns the exit code. */
 export async function runHeadless(promptArg: string, options: RunOptions): Promise<number> {
+  if (options.session !== undefined && !isSessionId(options.session)) {
+    throw new UsageError(
+      `Cannot use --session "${options.session}": ids use letters, digits, "_", "." and "-": see replio sessions list`,
+    );
+  }
   const prompt = promptArg.trim() ? promptArg : await readPromptFromStdin();
   const ws = await openWorkspace({
     path: options.path,

@@ -11,7 +11,7 @@ import {
   sessionsDir,
   type SessionSummary,
 } from "../session/mod.ts";
-import { resolve } from "node:path";
+import { resolveWorktree } from "./resolve_worktree.ts";
 import { EXIT, UsageError } from "./errors.ts";
 
 /** Options of `replio sessions list`. */
@@ -66,24 +66,6 @@ export async function showSession(id: string, options: ShowSessionOptions): Prom
     await write(Deno.stdout, renderTranscript(session));
   }
   return EXIT.ok;
-}
-
-/**
- * The worktree as `openWorkspace` resolves it, without loading config or plugins: listing
- * sessions must work even when a plugin or the config is broken.
- */
-async function resolveWorktree(path: string | undefined): Promise<string> {
-  const target = resolve(path ?? Deno.cwd());
-  try {
-    const real = await Deno.realPath(target);
-    if (!(await Deno.stat(real)).isDirectory) throw new Deno.errors.NotFound();
-    return real;
-  } catch (error) {
-    if (!(error instanceof Deno.errors.NotFound)) throw error;
-    throw new UsageError(
-      `Cannot use --path "${target}": no such directory: pass an existing directory`,
-    );
-  }
 }
 
 function formatList(sessions: SessionSummary[]): string {

@@ -3,12 +3,11 @@
  * policy for a mode.
  * @module
  */
-import { resolve } from "node:path";
 import { type Config, type ConfigKey, loadConfig } from "../config/mod.ts";
 import { type AgentType, CORE_PLUGIN, loadAgentTypes } from "../agents/mod.ts";
 import { createRegistry, loadUserPlugins } from "../plugins/mod.ts";
 import { type HeadlessAnswer, ToolPolicy, type ToolRegistry } from "../tools/mod.ts";
-import { UsageError } from "./errors.ts";
+import { resolveWorktree } from "./resolve_worktree.ts";
 
 /** The loaded state a subcommand works on. */
 export interface Workspace {
@@ -41,21 +40,4 @@ export async function openWorkspace(options: WorkspaceOptions): Promise<Workspac
   });
   const agentTypes = await loadAgentTypes(worktree, config);
   return { worktree, config, registry, policy, agentTypes };
-}
-
-/** The worktree: `--path` or the current directory, symlinks resolved; exit 2 when missing. */
-export async function resolveWorktree(path: string | undefined): Promise<string> {
-  const target = resolve(path ?? Deno.cwd());
-  try {
-    const real = await Deno.realPath(target);
-    if (!(await Deno.stat(real)).isDirectory) throw new Deno.errors.NotFound();
-    return real;
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) {
-      throw new UsageError(
-        `Cannot use --path "${target}": no such directory: pass an existing directory`,
-      );
-    }
-    throw error;
-  }
 }
