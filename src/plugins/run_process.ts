@@ -87,15 +87,7 @@ export async function runProcess(options: RunProcessOptions): Promise<ProcessRes
     return finish({ exitCode: null, signal: null, timedOut: false, cancelled: true });
   }
 
-  // setsid makes bash a session and group leader (pid = pgid): one kill reaches every child.
-  const child = new Deno.Command("setsid", {
-    args: ["bash", "-c", MERGE_SCRIPT, "bash", options.command],
-    cwd: options.cwd,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "null",
-    ...(options.env ? { env: options.env } : {}),
-  }).spawn();
+  const child = await spawnGroup(options);
 
   let timedOut = false;
   let cancelled = false;
@@ -131,6 +123,35 @@ export async function runProcess(options: RunProcessOptions): Promise<ProcessRes
     timedOut,
     cancelled,
   });
+}
+
+/** Spawns the command as the leader of a new process group, with a clear error if it cannot. */
+async function spawnGroup(options: RunProcessOptions): Promise<Deno.ChildProcess> {
+  try {
+    // setsid makes bash a session and group leader (pid = pgid): one kill reaches every child.
+    return new Deno.Command("setsid", {
+      args: ["bash", "-c", MERGE_SCRIPT, "bash", options.command],
+      cwd: options.cwd,
+      stdin: "null",
+      stdout: "piped",
+      stderr: "null",
+      ...(options.env ? { env: options.env } : {}),
+    }).spawn();
+  } catch (error) {
+    if (error instanceof Deno.errors.NotCapable) {
+      throw new Deno.errors.NotCapable(
+        `Cannot run commands: replio may not run "setsid", which puts each command in its own ` +
+          `process group: restart it with --allow-run (or add setsid and bash to its list)`,
+      );
+    }
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+    const isDir = await Deno.stat(options.cwd).then((s) => s.isDirectory, () => false);
+    throw new Deno.errors.NotFound(
+      isDir
+        ? `Cannot run commands: "setsid" or "bash" is not installed: install util-linux and bash`
+        : `Cannot run in "${options.cwd}": no such directory: pass an existing directory`,
+    );
+  }
 }
 
 /** SIGTERM to the group, SIGKILL to whatever survives the grace period. */

@@ -176,3 +176,25 @@ Deno.test("keepHeadTail cuts long lines and keeps what follows a carriage return
     omittedLines: 0,
   });
 });
+
+Deno.test("runProcess names a missing cwd", async () => {
+  await using dir = await tempDir();
+  const cwd = join(dir.path, "nope");
+  await assert.rejects(runProcess({ command: "true", cwd, timeoutMs: 10_000 }), {
+    name: "NotFound",
+    message: `Cannot run in "${cwd}": no such directory: pass an existing directory`,
+  });
+});
+
+Deno.test({
+  name: "runProcess names the missing run permission",
+  permissions: { read: true, write: true, run: ["bash"] },
+  async fn() {
+    await using dir = await tempDir();
+    await assert.rejects(runProcess({ command: "true", cwd: dir.path, timeoutMs: 10_000 }), {
+      name: "NotCapable",
+      message: 'Cannot run commands: replio may not run "setsid", which puts each command in ' +
+        "its own process group: restart it with --allow-run (or add setsid and bash to its list)",
+    });
+  },
+});
