@@ -1,0 +1,384 @@
+/**
+ * The real REPL in a real terminal: replio runs inside tmux (its own server socket, a fixed
+ * window size), keys go in with `send-keys`, the screen comes back with `capture-pane`, and
+ * the model is the scripted mock server on 127.0.0.1. Waiting polls the screen until the
+ * expected text appears, with a deadline.
+ * @module
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { type MockModel, type MockTurn, startMockModel } from "./support/mock_model.ts";
+import { tempWorktree } from "./support/worktree.ts";
+
+const MAIN = new URL("../main.ts", import.meta.url).pathname;
+const WIDTH = 100;
+const HEIGHT = 40;
+const DEADLINE_MS = 30_000;
+const POLL_MS = 50;
+
+/** A replio REPL running in its own tmux server. */
+class TmuxRepl implements AsyncDisposable {
+  readonly #socket: string;
+
+  private constructor(socket: string) {
+    this.#socket = socket;
+  }
+
+  /**
+   * Starts `replio [args]` in `worktree` and waits for its first prompt. Colour is on unless
+   * `noColor`: the test runner's own NO_COLOR is not passed on.
+   */
+  static async start(
+    worktree: string,
+    args: string[] = [],
+    options: { width?: number; noColor?: boolean } = {},
+  ): Promise<TmuxRepl> {
+    const socket = `replio_test_${crypto.randomUUID().slice(0, 8)}`;
+    const repl = new TmuxRepl(socket);
+    const env = {
+      XDG_CONFIG_HOME: join(worktree, ".test-xdg"),
+      OPENAI_BASE_URL: "",
+      OPENAI_API_KEY: "",
+      RUST_BACKTRACE: "0",
+    };
+    const command = [Deno.execPath(), "run", "-A", "--no-prompt", MAIN, ...args].map(shellQuote);
+    await repl.tmux(
+      "new-session",
+      "-d",
+      "-x",
+      String(options.width ?? WIDTH),
+      "-y",
+      String(HEIGHT),
+      "-c",
+      worktree,
+      ...Object.entries(env).flatMap(([k, v]) => ["-e", `${k}=${v}`]),
+      (options.noColor ? "env NO_COLOR=1 " : "env -u NO_COLOR ") + command.join(" "),
+    );
+    // Keep the pane after replio exits, so a test can see that it did.
+    await repl.tmux("set-option", "-g", "remain-on-exit", "on");
+    await repl.waitForPrompt();
+    return repl;
+  }
+
+  /** Sends tmux key names (`Enter`, `C-c`, `Up`, `Tab`). */
+  async keys(...keys: string[]): Promise<void> {
+    await this.tmux("send-keys", "-t", "0", ...keys);
+  }
+
+  /** Types `text` literally (no key names). */
+  async type(text: string): Promise<void> {
+    await this.tmux("send-keys", "-t", "0", "-l", text);
+  }
+
+  /** Types a line and presses Enter. */
+  async enter(text: string): Promise<void> {
+    await this.type(text);
+    await this.keys("Enter");
+  }
+
+  /**
+   * The visible screen plus scrollback, lines joined where the terminal wrapped them;
+   * `raw` keeps the terminal's own wrapping and the colour sequences.
+   */
+  async screen(raw = false): Promise<string> {
+    const how = raw ? ["-e"] : ["-J"];
+    return await this.tmux("capture-pane", "-p", ...how, "-t", "0", "-S", "-200");
+  }
+
+  /** Polls the screen until `expected` appears; returns the screen. */
+  async waitFor(expected: string | RegExp, what = String(expected)): Promise<string> {
+    const deadline = Date.now() + DEADLINE_MS;
+    for (;;) {
+      const screen = await this.screen();
+      const found = typeof expected === "string"
+        ? screen.includes(expected)
+        : expected.test(screen);
+      if (found) return screen;
+      if (Date.now() > deadline) {
+        throw new Error(`Timed out waiting for ${what}; the screen was:\n${screen}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    }
+  }
+
+  /** Waits until the last non-empty line is an empty prompt (`>`, `plan >`). */
+  async waitForPrompt(): Promise<string> {
+    return await this.waitFor(/(^|\n)(\w+ )?>\s*$/, "an empty prompt");
+  }
+
+  /** Waits until replio has exited (the pane stays, marked dead). */
+  async waitForExit(): Promise<void> {
+    const deadline = Date.now() + DEADLINE_MS;
+    while ((await this.tmux("display-message", "-p", "-t", "0", "#{pane_dead}")).trim() !== "1") {
+      if (Date.now() > deadline) {
+        throw new Error(`Timed out waiting for replio to exit:\n${await this.screen()}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    }
+  }
+
+  /** Pastes `text` as a terminal does (bracketed, when the program asked for it). */
+  async paste(text: string): Promise<void> {
+    const file = await Deno.makeTempFile({ prefix: "replio_paste_" });
+    try {
+      await Deno.writeTextFile(file, text);
+      await this.tmux("load-buffer", file);
+      await this.tmux("paste-buffer", "-p", "-d", "-t", "0");
+    } finally {
+      await Deno.remove(file);
+    }
+  }
+
+  async tmux(...args: string[]): Promise<string> {
+    const output = await new Deno.Command("tmux", { args: ["-L", this.#socket, ...args] })
+      .output();
+    const text = new TextDecoder().decode(output.stdout);
+    if (!output.success) {
+      throw new Error(`tmux ${args[0]} failed: ${new TextDecoder().decode(output.stderr)}`);
+    }
+    return text;
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await new Deno.Command("tmux", { args: ["-L", this.#socket, "kill-server"] }).output();
+  }
+}
+
+/** The named variables of this process's environment that are set. */
+function passEnv(...names: string[]): Record<string, string> {
+  return Object.fromEntries(names.flatMap((n) => {
+    const value = Deno.env.get(n);
+    return value === undefined ? [] : [[n, value]];
+  }));
+}
+
+function shellQuote(word: string): string {
+  return `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+/** A worktree with a README, and the mock model answering `turns`. */
+async function setup(turns: MockTurn[]) {
+  const wt = await tempWorktree({ "README.md": "# Demo\n\nHello readme.\n" });
+  const mock = startMockModel(turns);
+  const args = ["--base-url", mock.baseUrl, "--model", "mock-model"];
+  return {
+    wt,
+    mock,
+    args,
+    async [Symbol.asyncDispose]() {
+      await mock.close();
+      await wt[Symbol.asyncDispose]();
+    },
+  };
+}
+
+/** Every record of the worktree's one session file. */
+async function sessionRecords(worktree: string): Promise<Record<string, unknown>[]> {
+  const dir = join(worktree, ".replio", "sessions");
+  const files = (await Array.fromAsync(Deno.readDir(dir))).filter((e) => e.name.endsWith(".jsonl"));
+  assert.equal(files.length, 1);
+  const text = await Deno.readTextFile(join(dir, files[0]!.name));
+  return text.trim().split("\n").map((line) => JSON.parse(line));
+}
+
+function lastUserContent(mock: MockModel, request: number): unknown {
+  return mock.requests[request]!.messages.findLast((m) => m.role === "user")?.content;
+}
+
+Deno.test("repl streams a prompt's answer with a footer", async () => {
+  await using env = await setup([{ text: "Hello from the **mock** model, streamed in pieces." }]);
+  await using repl = await TmuxRepl.start(env.wt.path, env.args);
+  assert.match(await repl.screen(), /replio \S+ · model mock-model · mode default/);
+  await repl.enter("say hello");
+  const screen = await repl.waitFor("Hello from the mock model, streamed in pieces.");
+  await repl.waitFor(/\d+\.\ds · [\d,]+ tokens/, "the footer");
+  await repl.waitForPrompt();
+  assert.ok(!screen.includes("**"), "markdown markers are rendered, not shown");
+  assert.equal(lastUserContent(env.mock, 0), "say hello");
+});
+
+Deno.test("repl shows a tool call as an activity line", async () => {
+  await using env = await setup([
+    { toolCalls: [{ name: "file_read", arguments: { path: "README.md" } }] },
+    { text: "The README greets the reader." },
+  ]);
+  await using repl = await TmuxRepl.start(env.wt.path, env.args);
+  await repl.enter("what does the readme say?");
+  await repl.waitFor("← Read README.md");
+  await repl.waitFor("The README greets the reader.");
+  const toolMessage = env.mock.requests[1]!.messages.at(-1)!;
+  assert.equal(toolMessage.role, "tool");
+  assert.match(String(toolMessage.content), /Hello readme\./);
+});
+
+Deno.test("repl asks before run_command and a declined call is reported to the model", async () => {
+  await using env = await setup([
+    { toolCalls: [{ name: "run_command", arguments: { command: "touch made_by_tool" } }] },
+    { text: "Understood, I did not run it." },
+  ]);
+  await using repl = await TmuxRepl.start(env.wt.path, env.args);
+  await repl.enter("make a file");
+  await repl.waitFor("Allow $ Run touch made_by_tool (tool_permission.bash) [y/N]");
+  await repl.enter("n");
+  await repl.waitFor("Understood, I did not run it.");
+  await repl.waitForPrompt();
+  const toolMessage = env.mock.requests[1]!.messages.at(-1)!;
+  assert.equal(toolMessage.role, "tool");
+  assert.match(String(toolMessage.content), /^Error: the user declined to run run_command/);
+  await assert.rejects(Deno.stat(join(env.wt.path, "made_by_tool")), Deno.errors.NotFound);
+});
+
+Deno.test("repl Ctrl-C mid-stream cancels the turn and keeps the partial answer", async () => {
+  // Two events reach the client (the role chunk and the text), then the stream hangs.
+  await using env = await setup([
+    { text: "Partial answer so far ", chunkSize: 100, fault: "hang", faultAfter: 2 },
+    { text: "Still here." },
+  ]);
+  await using repl = await TmuxRepl.start(env.wt.path, env.args);
+  await repl.enter("write a long story");
+  await repl.waitFor("Partial answer so far");
+  await repl.keys("C-c");
+  await repl.waitFor("(cancelled)");
+  await repl.waitForPrompt();
+  const records = await sessionRecords(env.wt.path);
+  const assistant = records.filter((r) =>
+    r.type === "message" && (r.message as { role: string }).role === "assistant"
+  );
+  assert.deepEqual(assistant.map((r) => (r.message as { content: string }).content), [
+    "Partial answer so far ",
+  ]);
+  assert.equal(records.findLast((r) => r.type === "turn_end")?.status, "cancelled");
+  // The REPL is usable again: the next turn runs.
+  await repl.enter("are you there?");
+  await repl.waitFor("Still here.");
+});
+
+Deno.test("repl runs /tool and /help without any model configured", async () => {
+  await using wt = await tempWorktree({ "README.md": "# Demo\n\nHello readme.\n" });
+  // No base URL, config or environment (a local Ollama would be found: none runs in CI).
+  await using repl = await TmuxRepl.start(wt.path);
+  assert.match(await repl.screen(), /replio \S+ · no model configured · mode default/);
+  await repl.enter('/tool file_read {"path":"README.md"}');
+  await repl.waitFor("← Read README.md");
+  await repl.waitFor("Hello readme.");
+  await repl.enter("/help file_read");
+  await repl.waitFor("category read · permission read · action allow (tool_permission.read)");
+  await repl.waitFor(/path \(a string, required\)/);
+  await repl.enter("hello?");
+  await repl.waitFor("Set one with /config base_url");
+});
+
+Deno.test("repl recalls history with Up across restarts and quits on Ctrl-C twice", async () => {
+  await using wt = await tempWorktree();
+  const noModel = ["--base-url", "http://127.0.0.1:9/v1"];
+  {
+    await using repl = await TmuxRepl.start(wt.path, noModel);
+    await repl.enter("/tool list_dir {}");
+    await repl.waitForPrompt();
+    await repl.keys("C-c");
+    await repl.waitFor("(To quit, press Ctrl-C again or Ctrl-D, or type /exit)");
+    await repl.keys("C-c");
+    await repl.waitForExit();
+  }
+  assert.equal(await wt.read(".replio/history"), "/tool list_dir {}\n");
+  await using repl = await TmuxRepl.start(wt.path, noModel);
+  await repl.keys("Up");
+  await repl.waitFor(/\n> \/tool list_dir \{\}\s*$/, "the recalled entry");
+  await repl.keys("C-u", "C-d");
+  await repl.waitForExit();
+});
+
+Deno.test("repl completes /he to /help with Tab", async () => {
+  await using wt = await tempWorktree();
+  await using repl = await TmuxRepl.start(wt.path, ["--base-url", "http://127.0.0.1:9/v1"]);
+  await repl.type("/he");
+  await repl.keys("Tab");
+  await repl.waitFor(/\n> \/help\s*$/, "the completed command");
+  await repl.keys("Enter");
+  await repl.waitFor("Tools allowed now (mode default)");
+});
+
+Deno.test("repl sends a bracketed paste and backslash continuations as one message each", async () => {
+  await using env = await setup([{ text: "Got the paste." }, { text: "Got both lines." }]);
+  await using repl = await TmuxRepl.start(env.wt.path, env.args);
+  await repl.paste("first pasted line\nsecond pasted line\n");
+  await repl.waitFor("[paste #1: 2 lines]");
+  await repl.keys("Enter");
+  await repl.waitFor("Got the paste.");
+  await repl.waitForPrompt();
+  await repl.enter("one \\");
+  await repl.waitFor(/\n…\s*$/, "the continuation prompt");
+  await repl.enter("two");
+  await repl.waitFor("Got both lines.");
+  assert.equal(lastUserContent(env.mock, 0), "first pasted line\nsecond pasted line");
+  assert.equal(lastUserContent(env.mock, 1), "one \ntwo");
+  assert.equal(env.mock.requests.length, 2);
+});
+
+Deno.test("repl asks the person for the ask tool and returns the chosen option", async () => {
+  await using env = await setup([
+    {
+      toolCalls: [{
+        name: "ask",
+        arguments: {
+          question: "Which database should the tests use?",
+          context: "Both are installed here.",
+          options: ["postgres", "sqlite"],
+        },
+      }],
+    },
+    { text: "Using sqlite." },
+  ]);
+  await using repl = await TmuxRepl.start(env.wt.path, env.args);
+  await repl.enter("set up the tests");
+  await repl.waitFor("? Which database should the tests use?");
+  await repl.waitFor("2. sqlite");
+  await repl.waitFor("answer (1-2 or text):");
+  await repl.enter("2");
+  await repl.waitFor("Using sqlite.");
+  const toolMessage = env.mock.requests[1]!.messages.at(-1)!;
+  assert.deepEqual([toolMessage.role, toolMessage.content], ["tool", "sqlite"]);
+});
+
+Deno.test("repl with NO_COLOR in a narrow terminal wraps whole words and writes no colours", async () => {
+  const answer = "Wrapping keeps every single word whole on narrow terminals, " +
+    "even supercalifragilistic ones.";
+  await using env = await setup([{ text: answer }]);
+  await using repl = await TmuxRepl.start(env.wt.path, env.args, { width: 30, noColor: true });
+  await repl.enter("wrap");
+  await repl.waitFor("ones.");
+  await repl.waitForPrompt();
+  const raw = await repl.screen(true);
+  assert.ok(!raw.includes("\x1b["), "no colour sequences");
+  const lines = raw.split("\n");
+  for (const word of answer.split(" ")) {
+    assert.ok(lines.some((line) => line.split(" ").includes(word)), `"${word}" is whole`);
+  }
+});
+
+Deno.test("repl reads plain lines without a terminal and writes no escape codes", async () => {
+  await using wt = await tempWorktree({ "README.md": "# Demo\n\nHello readme.\n" });
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--no-prompt", MAIN, "--base-url", "http://127.0.0.1:9/v1"],
+    cwd: wt.path,
+    // Without NO_COLOR: it is the missing terminal alone that must keep escape codes out.
+    clearEnv: true,
+    env: {
+      ...passEnv("PATH", "HOME", "DENO_DIR"),
+      XDG_CONFIG_HOME: join(wt.path, ".test-xdg"),
+      RUST_BACKTRACE: "0",
+    },
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  await writer.write(new TextEncoder().encode('/tool file_read {"path":"README.md"}\n/tools\n'));
+  await writer.close();
+  const { code, stdout } = await child.output();
+  const text = new TextDecoder().decode(stdout);
+  assert.equal(code, 0);
+  assert.match(text, /← Read README\.md\n# README\.md - 3 lines, 22 chars\n1\t# Demo\n/);
+  assert.match(text, /\nfile_read +read +read +allow/);
+  assert.ok(!text.includes("\x1b"), "no escape codes");
+});
