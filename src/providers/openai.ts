@@ -120,9 +120,12 @@ class OpenAIProvider implements Provider {
       let failure: Failure;
       try {
         for await (const event of attempt(progress)) {
+          // Deltas already parsed from the last read must not outlive a cancel.
+          if (signal.aborted) break;
           if (event.type === "text" || event.type === "thinking") progress.yielded = true;
           yield event;
         }
+        if (signal.aborted) yield CANCELLED;
         return;
       } catch (error) {
         if (signal.aborted) {
@@ -170,10 +173,7 @@ class OpenAIProvider implements Provider {
         }
         yield* turn.add(this.#parseChunk(event));
       }
-      if (request.signal.aborted) {
-        yield CANCELLED;
-        return;
-      }
+      if (request.signal.aborted) return;
       if (watchdog.fired) throw this.#timeout();
       if (!sawDone && turn.finishReason === null) {
         throw new AttemptFailure({

@@ -4,7 +4,7 @@
  * {@link MockTurn} per chat request, with faults on demand. It records every request and checks
  * on every request that each assistant tool call is answered by exactly one tool message.
  *
- * ```ts
+ * ```ts ignore
  * await using mock = startMockModel([
  *   { toolCalls: [{ name: "read_file", arguments: { path: "a.txt" } }] },
  *   { text: "Done" },
@@ -119,6 +119,8 @@ const DEFAULT_CHUNK_SIZE = 4;
 /** A fixed creation time keeps recorded responses byte-for-byte reproducible. */
 const CREATED = 1_700_000_000;
 const CHARS_PER_TOKEN = 4;
+/** Pause before a `reset`, so bytes already written reach the client before the drop. */
+const FLUSH_MS = 10;
 const encoder = new TextEncoder();
 
 /** Starts a mock model server on 127.0.0.1 answering `turns` in order; dispose to stop it. */
@@ -143,6 +145,7 @@ export class MockModel implements AsyncDisposable {
   readonly #models: string[];
   readonly #repeat: boolean;
   readonly #open = new Set<AbortController>();
+  #waiters: { index: number; resolve: (exchange: MockExchange) => void }[] = [];
   readonly #server: Deno.HttpServer<Deno.NetAddr>;
 
   constructor(turns: MockTurn[], options: MockModelOptions) {
@@ -157,6 +160,15 @@ export class MockModel implements AsyncDisposable {
       onError: () => new Response(null, { status: 500 }),
     }, (request) => this.#answer(request));
     this.baseUrl = `http://127.0.0.1:${this.#server.addr.port}/v1`;
+  }
+
+  /** Resolves with request number `index` (0-based, any route) once it has arrived. */
+  waitForExchange(index: number): Promise<MockExchange> {
+    const arrived = this.exchanges[index];
+    if (arrived) return Promise.resolve(arrived);
+    const { promise, resolve } = Promise.withResolvers<MockExchange>();
+    this.#waiters.push({ index, resolve });
+    return promise;
   }
 
   /** Appends turns to the script. */
@@ -190,6 +202,9 @@ export class MockModel implements AsyncDisposable {
       ended: ended.promise,
     };
     this.exchanges.push(exchange);
+    const ready = this.#waiters.filter((waiter) => waiter.index < this.exchanges.length);
+    this.#waiters = this.#waiters.filter((waiter) => waiter.index >= this.exchanges.length);
+    for (const waiter of ready) waiter.resolve(this.exchanges[waiter.index]!);
     if (request.method === "GET" && path === "/v1/models") {
       ended.resolve("completed");
       return Response.json({
@@ -236,8 +251,8 @@ export class MockModel implements AsyncDisposable {
       finish("completed");
       return faultResponse(turn, exchange.authorization);
     }
-    if (body.stream) return streamResponse(turn, reply, control.signal, finish);
-    return await jsonResponse(turn, reply, control.signal, request.signal, finish);
+    const plan = body.stream ? streamPlan(turn, reply) : jsonPlan(turn, reply);
+    return planResponse(plan, control.signal, finish);
   }
 
   #takeTurn(): MockTurn | undefined {
@@ -401,82 +416,38 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
   return promise;
 }
 
-/** Resolves when `signal` aborts: a hang that ends with the client or the mock. */
-function untilAborted(signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  const { promise, resolve } = Promise.withResolvers<void>();
-  signal.addEventListener("abort", () => resolve(), { once: true });
-  return promise;
+/** What a response body sends: `pieces` in order, the fault at `faultAt`, then `trailer`. */
+interface BodyPlan {
+  pieces: string[];
+  faultAt: number;
+  /** Sent in place of the piece at `faultAt` before going on (the `malformed` fault). */
+  insert: string | null;
+  /** What happens at `faultAt` unless `insert` is set: stop, drop, or fall silent. */
+  stop: "end" | "reset" | "hang";
+  trailer: string;
+  delayMs: number;
+  wireChunkBytes: number | undefined;
+  contentType: string;
 }
 
-function streamResponse(
-  turn: MockTurn,
-  reply: RenderedReply,
-  closing: AbortSignal,
-  finish: (end: ResponseEnd) => void,
-): Response {
-  const payloads = streamPayloads(turn, reply);
-  const faultAt = turn.fault === undefined
-    ? payloads.length
-    : turn.faultAfter ?? (turn.fault === "no_done" ? payloads.length : payloads.length >> 1);
-  const clientGone = new AbortController();
-  const stop = AbortSignal.any([closing, clientGone.signal]);
-  const write = async (controller: ReadableStreamDefaultController<Uint8Array>, text: string) => {
-    const bytes = encoder.encode(text);
-    const step = turn.wireChunkBytes ?? bytes.length;
-    for (let start = 0; start < bytes.length && !stop.aborted; start += step) {
-      // A tick between pieces makes each piece its own read on the client side.
-      if (start > 0) await pause(1, stop);
-      if (!stop.aborted) controller.enqueue(bytes.slice(start, start + step));
-    }
+function streamPlan(turn: MockTurn, reply: RenderedReply): BodyPlan {
+  const payloads = streamPayloads(turn, reply).map((payload) => `data: ${payload}\n\n`);
+  const half = payloads.length >> 1;
+  return {
+    pieces: payloads,
+    faultAt: turn.fault === undefined
+      ? payloads.length
+      : turn.faultAfter ?? (turn.fault === "no_done" ? payloads.length : half),
+    insert: turn.fault === "malformed" ? `data: {"choices":[{"delta":\n\n` : null,
+    stop: turn.fault === "reset" ? "reset" : turn.fault === "hang" ? "hang" : "end",
+    trailer: turn.fault === "no_done" ? "" : "data: [DONE]\n\n",
+    delayMs: turn.delayMs ?? 0,
+    wireChunkBytes: turn.wireChunkBytes,
+    contentType: "text/event-stream",
   };
-  const run = async (controller: ReadableStreamDefaultController<Uint8Array>) => {
-    for (const [index, payload] of payloads.entries()) {
-      if (index === faultAt) {
-        if (turn.fault !== "malformed") break;
-        await write(controller, `data: {"choices":[{"delta":\n\n`);
-      }
-      if (turn.delayMs) await pause(turn.delayMs, stop);
-      await write(controller, `data: ${payload}\n\n`);
-    }
-    if (turn.fault === "hang") await untilAborted(stop);
-    if (clientGone.signal.aborted) return;
-    if (closing.aborted || turn.fault === "reset" || turn.fault === "hang") {
-      controller.error(new Deno.errors.ConnectionReset("mock connection reset"));
-      finish("reset");
-      return;
-    }
-    if (turn.fault !== "no_done") await write(controller, "data: [DONE]\n\n");
-    controller.close();
-    finish("completed");
-  };
-  const body = new ReadableStream<Uint8Array>({
-    start(controller) {
-      void run(controller);
-    },
-    cancel() {
-      finish("client_closed");
-      clientGone.abort();
-    },
-  });
-  return new Response(body, {
-    headers: { "content-type": "text/event-stream", "cache-control": "no-cache" },
-  });
 }
 
-async function jsonResponse(
-  turn: MockTurn,
-  reply: RenderedReply,
-  signal: AbortSignal,
-  clientSignal: AbortSignal,
-  finish: (end: ResponseEnd) => void,
-): Promise<Response> {
-  if (turn.delayMs) await pause(turn.delayMs, AbortSignal.any([signal, clientSignal]));
-  if (turn.fault === "hang") {
-    await untilAborted(AbortSignal.any([signal, clientSignal]));
-    finish(clientSignal.aborted ? "client_closed" : "reset");
-    return new Response(null, { status: 503 });
-  }
+function jsonPlan(turn: MockTurn, reply: RenderedReply): BodyPlan {
   const field = turn.thinkingField ?? "reasoning_content";
   const message = {
     role: "assistant",
@@ -498,28 +469,85 @@ async function jsonResponse(
     choices: [{ index: 0, message, finish_reason: reply.finishReason }],
     ...(reply.usage ? { usage: reply.usage } : {}),
   });
-  if (turn.fault === "malformed") {
+  // Faults strike halfway through the JSON text; `malformed` simply ends there.
+  const halves = [text.slice(0, text.length >> 1), text.slice(text.length >> 1)];
+  const faulty = turn.fault === "reset" || turn.fault === "hang" || turn.fault === "malformed";
+  return {
+    pieces: halves,
+    faultAt: faulty ? 1 : 2,
+    insert: null,
+    stop: turn.fault === "reset" ? "reset" : turn.fault === "hang" ? "hang" : "end",
+    trailer: "",
+    delayMs: turn.delayMs ?? 0,
+    wireChunkBytes: turn.wireChunkBytes,
+    contentType: "application/json",
+  };
+}
+
+/** Resolves when `signal` aborts: a hang that ends with the client or the mock. */
+function untilAborted(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  const { promise, resolve } = Promise.withResolvers<void>();
+  signal.addEventListener("abort", () => resolve(), { once: true });
+  return promise;
+}
+
+/** Sends `plan` as a response body; `closing` is the mock shutting down. */
+function planResponse(
+  plan: BodyPlan,
+  closing: AbortSignal,
+  finish: (end: ResponseEnd) => void,
+): Response {
+  const clientGone = new AbortController();
+  const stop = AbortSignal.any([closing, clientGone.signal]);
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  const write = async (text: string) => {
+    const bytes = encoder.encode(text);
+    const step = plan.wireChunkBytes ?? bytes.length;
+    for (let start = 0; start < bytes.length && !stop.aborted; start += step) {
+      // A tick between pieces makes each piece its own read on the client side.
+      if (start > 0) await pause(1, stop);
+      if (!stop.aborted) controller.enqueue(bytes.slice(start, start + step));
+    }
+  };
+  const drop = async () => {
+    // Let what was sent reach the client first: an error discards unsent buffers.
+    while ((controller.desiredSize ?? 1) < 1 && !stop.aborted) await pause(1, stop);
+    await pause(FLUSH_MS, stop);
+    if (clientGone.signal.aborted) return;
+    controller.error(new Deno.errors.ConnectionReset("mock connection reset"));
+    finish("reset");
+  };
+  const run = async () => {
+    for (const [index, piece] of plan.pieces.entries()) {
+      if (index === plan.faultAt) {
+        if (plan.insert === null) break;
+        await write(plan.insert);
+      }
+      if (plan.delayMs) await pause(plan.delayMs, stop);
+      await write(piece);
+    }
+    const faulted = plan.faultAt < plan.pieces.length && plan.insert === null;
+    if (faulted && plan.stop === "hang") await untilAborted(stop);
+    if (clientGone.signal.aborted) return;
+    if (closing.aborted || (faulted && plan.stop !== "end")) return await drop();
+    await write(plan.trailer);
+    controller.close();
     finish("completed");
-    return new Response(text.slice(0, text.length >> 1), {
-      headers: { "content-type": "application/json" },
-    });
-  }
-  if (turn.fault === "reset") {
-    const half = encoder.encode(text.slice(0, text.length >> 1));
-    const body = new ReadableStream<Uint8Array>({
-      start(controller) {
-        controller.enqueue(half);
-        // Erroring after a tick lets the first half reach the client before the drop.
-        setTimeout(() => {
-          controller.error(new Deno.errors.ConnectionReset("mock connection reset"));
-          finish("reset");
-        }, 1);
-      },
-    });
-    return new Response(body, { headers: { "content-type": "application/json" } });
-  }
-  finish("completed");
-  return new Response(text, { headers: { "content-type": "application/json" } });
+  };
+  const body = new ReadableStream<Uint8Array>({
+    start(c) {
+      controller = c;
+      void run();
+    },
+    cancel() {
+      finish("client_closed");
+      clientGone.abort();
+    },
+  });
+  return new Response(body, {
+    headers: { "content-type": plan.contentType, "cache-control": "no-cache" },
+  });
 }
 
 /**
