@@ -1,0 +1,154 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { Config, ConfigError } from "../config/mod.ts";
+import { startMockModel } from "../../tests/support/mock_model.ts";
+import { createProvider } from "./select.ts";
+
+const OLLAMA_PORT = 11434;
+
+function isPortFree(port: number): boolean {
+  try {
+    Deno.listen({ hostname: "127.0.0.1", port }).close();
+    return true;
+  } catch (error) {
+    if (error instanceof Deno.errors.AddrInUse) return false;
+    throw error;
+  }
+}
+
+Deno.test("createProvider takes the server's first model when none is set", async () => {
+  await using mock = startMockModel([], { models: ["first-model", "second-model"] });
+  const provider = await createProvider(Config.defaults(), { baseUrl: mock.baseUrl });
+  assert.equal(provider.model, "first-model");
+});
+
+Deno.test("createProvider adds /v1 to a base URL that has no path", async () => {
+  await using mock = startMockModel([]);
+  const bare = mock.baseUrl.replace(/\/v1$/, "/");
+  const provider = await createProvider(Config.defaults().with({ base_url: bare }));
+  assert.equal(provider.model, "mock-model");
+  assert.deepEqual(mock.exchanges.map((e) => `${e.method} ${e.path}`), ["GET /v1/models"]);
+});
+
+Deno.test("createProvider prefers --model over the config and skips the model list", async () => {
+  await using mock = startMockModel([]);
+  const config = Config.defaults().with({ base_url: mock.baseUrl, model: "configured" });
+  assert.equal((await createProvider(config)).model, "configured");
+  assert.equal((await createProvider(config, { model: "flag" })).model, "flag");
+  assert.deepEqual(mock.exchanges, []);
+});
+
+Deno.test("createProvider asks for a model when the server lists none", async () => {
+  await using mock = startMockModel([], { models: [] });
+  await assert.rejects(
+    createProvider(Config.defaults(), { baseUrl: mock.baseUrl }),
+    new ConfigError(
+      `No model set and "${mock.baseUrl}/models" lists none: run \`replio config set model ` +
+        "NAME` or pass --model",
+    ),
+  );
+});
+
+Deno.test("createProvider asks for a model when the server cannot list them", async () => {
+  const gone = startMockModel();
+  await gone.close();
+  await assert.rejects(
+    createProvider(Config.defaults(), { baseUrl: gone.baseUrl }),
+    (error) => {
+      assert.ok(error instanceof ConfigError);
+      assert.ok(error.message.startsWith(`Cannot list the models at "${gone.baseUrl}": `));
+      assert.ok(error.message.endsWith(": run `replio config set model NAME` or pass --model"));
+      return true;
+    },
+  );
+});
+
+Deno.test("createProvider rejects a base URL that is not http", async () => {
+  await assert.rejects(
+    createProvider(Config.defaults().with({ base_url: "ftp://example.com" })),
+    new ConfigError(
+      'Cannot use base_url "ftp://example.com": not http or https: run `replio config set ' +
+        "base_url http://HOST:PORT/v1`, pass --base-url, or set OPENAI_BASE_URL",
+    ),
+  );
+});
+
+Deno.test({
+  name: "createProvider explains how to configure a server when none is found",
+  // No env access and no net access to Ollama's port: nothing to find, and no prompt.
+  permissions: { env: false, net: ["127.0.0.1:1"], read: true },
+  async fn() {
+    await assert.rejects(
+      createProvider(Config.defaults()),
+      new ConfigError(
+        "No model server configured: base_url is empty, OPENAI_BASE_URL and OPENAI_API_KEY " +
+          "are unset, and no Ollama answers on 127.0.0.1:11434: run `replio config set base_url " +
+          "http://HOST:PORT/v1`, pass --base-url, or set OPENAI_BASE_URL",
+      ),
+    );
+  },
+});
+
+Deno.test({
+  name: "createProvider finds a local Ollama on its default port",
+  ignore: !isPortFree(OLLAMA_PORT),
+  permissions: { env: false, net: true, read: true },
+  async fn() {
+    await using ollama = startMockModel([], { port: OLLAMA_PORT, models: ["llama3.2"] });
+    const provider = await createProvider(Config.defaults());
+    assert.equal(provider.model, "llama3.2");
+    assert.equal(ollama.exchanges.length, 2, "one probe, one model list");
+  },
+});
+
+/** Runs createProvider in a child process with `env` and `flags`; returns its output. */
+async function createInChild(env: Record<string, string>, flags: string[]): Promise<string> {
+  const dir = await Deno.makeTempDir({ prefix: "replio_select_" });
+  try {
+    const script = join(dir, "pick.ts");
+    await Deno.writeTextFile(
+      script,
+      `import { Config } from ${JSON.stringify(import.meta.resolve("../config/mod.ts"))};
+import { createProvider } from ${JSON.stringify(import.meta.resolve("./select.ts"))};
+try {
+  console.log((await createProvider(Config.defaults())).model);
+} catch (error) {
+  console.log(String(error));
+}
+`,
+    );
+    const output = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "--no-prompt",
+        `--config=${new URL("../../deno.json", import.meta.url).pathname}`,
+        "--allow-read",
+        ...flags,
+        script,
+      ],
+      env: { ...env, NO_COLOR: "1" },
+      clearEnv: true,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    return new TextDecoder().decode(output.stdout).trim() ||
+      new TextDecoder().decode(output.stderr);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test("createProvider uses OPENAI_BASE_URL and the key variable when env is allowed", async () => {
+  await using mock = startMockModel([], { models: ["env-model"] });
+  const env = { OPENAI_BASE_URL: mock.baseUrl, OPENAI_API_KEY: "sk-from-env-1234" };
+  // Only the mock's port: a real Ollama on this machine must not be found instead.
+  const net = `--allow-net=${new URL(mock.baseUrl).host}`;
+  assert.equal(
+    await createInChild(env, [net, "--allow-env=OPENAI_BASE_URL,OPENAI_API_KEY"]),
+    "env-model",
+  );
+  assert.equal(mock.exchanges[0]?.authorization, "Bearer sk-from-env-1234");
+  const refused = await createInChild(env, [net]);
+  assert.match(refused, /^ConfigError: No model server configured: /);
+  assert.equal(mock.exchanges.length, 1);
+});
