@@ -5,8 +5,7 @@
  * @module
  */
 import type { Config } from "../config/mod.ts";
-import { Agent } from "../engine/agent.ts";
-import type { TurnLog } from "../engine/turn_log.ts";
+import { Agent, type TurnLog } from "../engine/mod.ts";
 import type { Provider } from "../providers/types.ts";
 import { type Policy, ToolPolicy, type ToolRegistry } from "../tools/mod.ts";
 import type { AskAnswer, AskRequest } from "../tools/types.ts";
