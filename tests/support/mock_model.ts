@@ -3,6 +3,7 @@
  * `POST /v1/chat/completions` (SSE streaming and plain JSON) and `GET /v1/models`, one scripted
  * {@link MockTurn} per chat request, with faults on demand. It records every request and checks
  * on every request that each assistant tool call is answered by exactly one tool message.
+ * `GET /mock/log` returns `{requests, violations, remaining}` (not itself recorded).
  *
  * ```ts ignore
  * await using mock = startMockModel([
@@ -113,6 +114,8 @@ export interface MockModelOptions {
   repeat?: boolean;
   /** Default 0: any free port. */
   port?: number;
+  /** Called with each violation as it is recorded (the standalone server prints them). */
+  onViolation?: (violation: string) => void;
 }
 
 const DEFAULT_CHUNK_SIZE = 4;
@@ -144,6 +147,7 @@ export class MockModel implements AsyncDisposable {
   #callCount = 0;
   readonly #models: string[];
   readonly #repeat: boolean;
+  readonly #onViolation: (violation: string) => void;
   readonly #open = new Set<AbortController>();
   #waiters: { index: number; resolve: (exchange: MockExchange) => void }[] = [];
   readonly #server: Deno.HttpServer<Deno.NetAddr>;
@@ -152,6 +156,7 @@ export class MockModel implements AsyncDisposable {
     this.#script = [...turns];
     this.#models = options.models ?? ["mock-model"];
     this.#repeat = options.repeat ?? false;
+    this.#onViolation = options.onViolation ?? (() => {});
     this.#server = Deno.serve({
       hostname: "127.0.0.1",
       port: options.port ?? 0,
@@ -193,6 +198,14 @@ export class MockModel implements AsyncDisposable {
 
   async #answer(request: Request): Promise<Response> {
     const path = new URL(request.url).pathname;
+    if (request.method === "GET" && path === "/mock/log") {
+      // For tests that run the mock as its own process (mock_model_server.ts).
+      return Response.json({
+        requests: this.requests,
+        violations: this.violations,
+        remaining: this.remaining,
+      });
+    }
     const ended = Promise.withResolvers<ResponseEnd>();
     const exchange: MockExchange = {
       method: request.method,
@@ -226,11 +239,11 @@ export class MockModel implements AsyncDisposable {
     this.requests.push(body);
     const number = this.requests.length;
     for (const problem of findPairingViolations(body.messages ?? [])) {
-      this.violations.push(`request ${number}: ${problem}`);
+      this.#violate(`request ${number}: ${problem}`);
     }
     const turn = this.#takeTurn();
     if (!turn) {
-      this.violations.push(`request ${number}: mock script exhausted`);
+      this.#violate(`request ${number}: mock script exhausted`);
       ended.resolve("completed");
       // x-should-retry stops a retrying client from burning its retries on a test bug.
       return errorResponse(
@@ -253,6 +266,11 @@ export class MockModel implements AsyncDisposable {
     }
     const plan = body.stream ? streamPlan(turn, reply) : jsonPlan(turn, reply);
     return planResponse(plan, control.signal, finish);
+  }
+
+  #violate(violation: string): void {
+    this.violations.push(violation);
+    this.#onViolation(violation);
   }
 
   #takeTurn(): MockTurn | undefined {
@@ -555,7 +573,7 @@ function planResponse(
  * before the next non-tool message, and that no tool message is orphaned or duplicated.
  *
  * @example
- * ```ts
+ * ```ts ignore
  * import assert from "node:assert/strict";
  * assert.deepEqual(findPairingViolations([
  *   { role: "assistant", content: null, tool_calls: [
