@@ -6,6 +6,7 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { basename, dirname, join } from "node:path";
 import type { ToolArgs, ToolContext, ToolSpec } from "../../src/plugins/api.ts";
+import { countLines, formatHunks, lineChanges, type Replacement } from "./_line_changes.ts";
 import DESCRIPTION from "./file_edit.md" with { type: "text" };
 
 /** Lines of unified diff shown in the preview: enough for a typical edit, short on a terminal. */
@@ -51,7 +52,7 @@ export const fileEditSpec = {
 export async function editFile(args: EditArgs, ctx: ToolContext): Promise<string> {
   const file = await ctx.resolvePath(args.path, "write");
   const edit = planEdit(args, await readText(file, args.path, ctx.signal));
-  const { added, removed } = await diffEdit(args.path, edit);
+  const { added, removed } = countLines(await lineChanges(edit));
   ctx.signal.throwIfAborted();
   await writeAtomically(file, edit.after);
   const n = edit.lines.length;
@@ -65,7 +66,9 @@ async function previewEdit(args: ToolArgs, ctx: ToolContext): Promise<string> {
     args as EditArgs,
     await readText(await ctx.resolvePath(String(args.path), "read"), String(args.path)),
   );
-  const { added, removed, hunks } = await diffEdit(String(args.path), edit);
+  const changes = await lineChanges(edit);
+  const { added, removed } = countLines(changes);
+  const hunks = formatHunks(edit.body, changes, PREVIEW_CONTEXT_LINES);
   const more = hunks.length - PREVIEW_MAX_LINES;
   const shown = more > 0
     ? [...hunks.slice(0, PREVIEW_MAX_LINES), `... (${more} more diff lines)`]
@@ -73,9 +76,8 @@ async function previewEdit(args: ToolArgs, ctx: ToolContext): Promise<string> {
   return [`${args.path} (+${added} -${removed} lines)`, ...shown].join("\n");
 }
 
-/** A worked-out edit: the file's text now and after, and where each occurrence starts. */
-interface PlannedEdit {
-  before: string;
+/** A worked-out edit: where each occurrence is, what replaces it, and the text after. */
+interface PlannedEdit extends Replacement {
   after: string;
   /** 1-based line of each replaced occurrence. */
   lines: number[];
@@ -103,7 +105,7 @@ function planEdit(args: EditArgs, before: string): PlannedEdit {
   const count = args.count ?? 1;
   if (starts.length === 0) throw new RangeError(notFoundMessage(path, body, args.old));
   if (count !== 0 && starts.length !== count) {
-    throw new RangeError(countMessage(path, count, starts.map((s) => lineAt(body, s))));
+    throw new RangeError(countMessage(path, count, linesAt(body, starts)));
   }
   let after = bom;
   let from = 0;
@@ -118,7 +120,14 @@ function planEdit(args: EditArgs, before: string): PlannedEdit {
         `nothing would change; use run_command to convert line endings`,
     );
   }
-  return { before, after, lines: starts.map((s) => lineAt(body, s)) };
+  return {
+    body,
+    starts,
+    oldLength: old.length,
+    replacement,
+    after,
+    lines: linesAt(body, starts),
+  };
 }
 
 /**
@@ -156,12 +165,23 @@ function findAll(text: string, needle: string): number[] {
   return starts;
 }
 
-function lineAt(text: string, index: number): number {
+/** The 1-based line of each ascending index, in one pass over the text. */
+function linesAt(text: string, starts: readonly number[]): number[] {
+  const lines: number[] = [];
   let line = 1;
-  for (let at = text.indexOf("\n"); at !== -1 && at < index; at = text.indexOf("\n", at + 1)) {
-    line++;
+  let from = 0;
+  for (const start of starts) {
+    for (
+      let at = text.indexOf("\n", from);
+      at !== -1 && at < start;
+      at = text.indexOf("\n", at + 1)
+    ) {
+      line++;
+      from = at + 1;
+    }
+    lines.push(line);
   }
-  return line;
+  return lines;
 }
 
 function countMessage(path: string, count: number, lines: number[]): string {
@@ -263,30 +283,6 @@ async function readText(file: string, path: string, signal?: AbortSignal): Promi
         `use run_command for binary files`,
     );
   }
-}
-
-/** Counts and unified-diff hunk lines of an edit (LF shown, so CRLF files preview cleanly). */
-async function diffEdit(
-  path: string,
-  edit: PlannedEdit,
-): Promise<{ added: number; removed: number; hunks: string[] }> {
-  const { structuredPatch } = await import("diff");
-  const show = (text: string) => toLf(text.startsWith(BOM) ? text.slice(1) : text);
-  const patch = structuredPatch(path, path, show(edit.before), show(edit.after), "", "", {
-    context: PREVIEW_CONTEXT_LINES,
-  });
-  let added = 0;
-  let removed = 0;
-  const hunks: string[] = [];
-  for (const hunk of patch.hunks) {
-    hunks.push(`@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`);
-    for (const line of hunk.lines) {
-      if (line.startsWith("+")) added++;
-      else if (line.startsWith("-")) removed++;
-      hunks.push(line);
-    }
-  }
-  return { added, removed, hunks };
 }
 
 /**
