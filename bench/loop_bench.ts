@@ -3,9 +3,10 @@
  *
  * Overhead: the real Agent (provider, policy, registry, session file) runs scripted
  * read/grep/list/shell/write/edit rounds against the mock model in this process; the time
- * spent inside tools is subtracted. The reference is a bare loop in the same process that makes
- * the same streamed requests with `fetch`, parses the SSE and appends fake results: what any
- * loop must pay for the HTTP round trip and the mock. Overhead = agent − bare, per round.
+ * spent inside tools is subtracted. The reference is a bare loop in the same process that
+ * replays the very request bodies the agent sent (same system prompt, tool schemas and
+ * history) with `fetch` and parses the SSE replies: what any loop must pay for serialising the
+ * history, the HTTP round trip and the mock. Overhead = agent − bare, per round.
  *
  * Memory: `replio run --yes` as a child process doing 40 rounds against the same mock, peak
  * RSS from /proc/<pid>/status VmHWM (polled; the value is a high-water mark).
@@ -17,7 +18,6 @@ import { join } from "node:path";
 import { type MockTurn, startMockModel } from "../tests/support/mock_model.ts";
 import { startTestAgent } from "../tests/support/agent_harness.ts";
 import { RecordingSink, tempWorktree } from "../tests/support/worktree.ts";
-import type { ChatMessage } from "../src/providers/types.ts";
 
 const ROUNDS = 40;
 const REPEATS = 5;
@@ -45,7 +45,14 @@ const FILES = {
   "README.md": "# bench\n",
 };
 
-async function agentRun(): Promise<{ perRoundMs: number; toolMsPerRound: number }> {
+interface AgentRun {
+  perRoundMs: number;
+  toolMsPerRound: number;
+  /** What the agent sent, for the bare loop to replay. */
+  bodies: unknown[];
+}
+
+async function agentRun(): Promise<AgentRun> {
   await using wt = await tempWorktree(FILES);
   await using mock = startMockModel(script());
   const sink = new RecordingSink();
@@ -71,52 +78,35 @@ async function agentRun(): Promise<{ perRoundMs: number; toolMsPerRound: number 
   if (result.status !== "ok" || mock.violations.length) {
     throw new Error(`bench run failed: ${result.status}`);
   }
-  return { perRoundMs: (total - toolMs) / result.rounds, toolMsPerRound: toolMs / result.rounds };
+  return {
+    perRoundMs: (total - toolMs) / result.rounds,
+    toolMsPerRound: toolMs / result.rounds,
+    bodies: structuredClone(mock.requests),
+  };
 }
 
-/** The reference: the same requests and SSE parsing, nothing else. */
-async function bareRun(): Promise<number> {
+/** The reference: the agent's own request bodies replayed, replies parsed, nothing else. */
+async function bareRun(bodies: unknown[]): Promise<number> {
   await using mock = startMockModel(script());
-  const messages: ChatMessage[] = [{ role: "system", content: "bench" }, {
-    role: "user",
-    content: "do the work",
-  }];
   const t0 = performance.now();
-  let rounds = 0;
-  while (true) {
-    rounds++;
+  for (const body of bodies) {
     const response = await fetch(`${mock.baseUrl}/chat/completions`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ model: "mock-model", messages, stream: true }),
+      body: JSON.stringify(body),
     });
-    const text = await response.text();
     const calls = new Map<number, { id: string; name: string; args: string }>();
-    let content = "";
-    for (const line of text.split("\n")) {
-      if (!line.startsWith("data: ") || line === "data: [DONE]") continue;
-      const delta = JSON.parse(line.slice(6)).choices?.[0]?.delta ?? {};
-      content += delta.content ?? "";
-      for (const c of delta.tool_calls ?? []) {
+    for (const line of (await response.text()).split("\n")) {
+      if (!line.startsWith("data: {")) continue;
+      for (const c of JSON.parse(line.slice(6)).choices?.[0]?.delta?.tool_calls ?? []) {
         const entry = calls.get(c.index) ?? { id: "", name: "", args: "" };
-        entry.id ||= c.id ?? "";
-        entry.name ||= c.function?.name ?? "";
         entry.args += c.function?.arguments ?? "";
         calls.set(c.index, entry);
       }
     }
-    if (calls.size === 0) break;
-    const toolCalls = [...calls.values()].map((c) => ({
-      id: c.id,
-      type: "function" as const,
-      function: { name: c.name, arguments: c.args },
-    }));
-    messages.push({ role: "assistant", content: content || null, tool_calls: toolCalls });
-    for (const c of toolCalls) {
-      messages.push({ role: "tool", tool_call_id: c.id, name: c.function.name, content: "ok" });
-    }
+    for (const c of calls.values()) JSON.parse(c.args || "{}");
   }
-  return (performance.now() - t0) / rounds;
+  return (performance.now() - t0) / bodies.length;
 }
 
 async function peakRssOfHeadlessRun(): Promise<{ peakMb: number; code: number }> {
@@ -164,8 +154,7 @@ function median(values: number[]): number {
 }
 
 if (import.meta.main) {
-  await agentRun(); // warm-up: JIT, module loading
-  await bareRun();
+  await bareRun((await agentRun()).bodies); // warm-up: JIT, module loading
   const agent: number[] = [];
   const tools: number[] = [];
   const bare: number[] = [];
@@ -173,7 +162,7 @@ if (import.meta.main) {
     const a = await agentRun();
     agent.push(a.perRoundMs);
     tools.push(a.toolMsPerRound);
-    bare.push(await bareRun());
+    bare.push(await bareRun(a.bodies));
   }
   const memory = await peakRssOfHeadlessRun();
   const agentMs = median(agent);
@@ -188,7 +177,7 @@ turn) and one answer against the mock model on 127.0.0.1; medians of ${REPEATS} 
 | measure | ms per round |
 |---|---|
 | agent round, tool time excluded | ${agentMs.toFixed(2)} |
-| bare loop (fetch + SSE parse + append) | ${bareMs.toFixed(2)} |
+| bare loop replaying the same requests (fetch + SSE parse) | ${bareMs.toFixed(2)} |
 | **loop overhead** (agent − bare) | **${(agentMs - bareMs).toFixed(2)}** |
 | tool time (for reference) | ${median(tools).toFixed(2)} |
 
