@@ -382,3 +382,43 @@ Deno.test("repl reads plain lines without a terminal and writes no escape codes"
   assert.match(text, /\nfile_read +read +read +allow/);
   assert.ok(!text.includes("\x1b"), "no escape codes");
 });
+
+Deno.test("repl Ctrl-C during a running tool kills its process group and cancels the turn", async () => {
+  const marker = `sleep 37.${Math.floor(Math.random() * 1e6)}`;
+  await using env = await setup([
+    { toolCalls: [{ name: "run_command", arguments: { command: `${marker}; touch too_late` } }] },
+    { text: "Ready again." },
+  ]);
+  await env.wt.write(".replio/config.yaml", "tool_permission:\n  bash: allow\n");
+  await using repl = await TmuxRepl.start(env.wt.path, env.args);
+  await repl.enter("wait a while");
+  await repl.waitFor(`$ Run ${marker}; touch too_late`);
+  await waitUntil(async () => (await processesMatching(marker)) > 0, "the command to start");
+  await repl.keys("C-c");
+  await repl.waitFor("(cancelled)");
+  await repl.waitForPrompt();
+  await waitUntil(async () => (await processesMatching(marker)) === 0, "the command to be killed");
+  const records = await sessionRecords(env.wt.path);
+  const result = records.findLast((r) =>
+    r.type === "message" && (r.message as { role: string }).role === "tool"
+  );
+  assert.match(String((result?.message as { content: string }).content), /^Error: .*cancel/i);
+  assert.equal(records.findLast((r) => r.type === "turn_end")?.status, "cancelled");
+  await repl.enter("still there?");
+  await repl.waitFor("Ready again.");
+});
+
+/** How many processes have `text` in their command line. */
+async function processesMatching(text: string): Promise<number> {
+  const { stdout } = await new Deno.Command("pgrep", { args: ["-f", "-c", text] }).output();
+  return Number(new TextDecoder().decode(stdout).trim() || "0");
+}
+
+/** Polls `condition` until it holds, with the test deadline. */
+async function waitUntil(condition: () => Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + DEADLINE_MS;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+}
