@@ -225,6 +225,7 @@ Deno.test("OpenAIProvider.chat stops after max_retries and says how many attempt
     retryAfter: 0,
   }]);
   const error = errorOf(await collect(providerFor(mock, { max_retries: 1 })));
+  assert.equal(mock.requests.length, 2, "our retries only: the SDK retries none");
   assert.deepEqual(error, {
     code: "server_error",
     message: 'Cannot get a reply from model "mock-model" after 2 attempts: HTTP 500: The mock ' +

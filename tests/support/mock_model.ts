@@ -519,16 +519,27 @@ function planResponse(
   const clientGone = new AbortController();
   const stop = AbortSignal.any([closing, clientGone.signal]);
   let controller!: ReadableStreamDefaultController<Uint8Array>;
+  // Events without a pause between them go out in one write, as a fast server's would;
+  // one HTTP chunk per event would make the mock, not the client, the bottleneck of a bench.
+  let unsent = "";
+  const flush = () => {
+    if (unsent && !stop.aborted) controller.enqueue(encoder.encode(unsent));
+    unsent = "";
+  };
   const write = async (text: string) => {
+    if (plan.wireChunkBytes === undefined) {
+      unsent += text;
+      return;
+    }
     const bytes = encoder.encode(text);
-    const step = plan.wireChunkBytes ?? bytes.length;
-    for (let start = 0; start < bytes.length && !stop.aborted; start += step) {
+    for (let start = 0; start < bytes.length && !stop.aborted; start += plan.wireChunkBytes) {
       // A tick between pieces makes each piece its own read on the client side.
       if (start > 0) await pause(1, stop);
-      if (!stop.aborted) controller.enqueue(bytes.slice(start, start + step));
+      if (!stop.aborted) controller.enqueue(bytes.slice(start, start + plan.wireChunkBytes));
     }
   };
   const drop = async () => {
+    flush();
     // Let what was sent reach the client first: an error discards unsent buffers.
     while ((controller.desiredSize ?? 1) < 1 && !stop.aborted) await pause(1, stop);
     await pause(FLUSH_MS, stop);
@@ -542,14 +553,19 @@ function planResponse(
         if (plan.insert === null) break;
         await write(plan.insert);
       }
-      if (plan.delayMs) await pause(plan.delayMs, stop);
+      if (plan.delayMs) {
+        flush();
+        await pause(plan.delayMs, stop);
+      }
       await write(piece);
     }
+    flush();
     const faulted = plan.faultAt < plan.pieces.length && plan.insert === null;
     if (faulted && plan.stop === "hang") await untilAborted(stop);
     if (clientGone.signal.aborted) return;
     if (closing.aborted || (faulted && plan.stop !== "end")) return await drop();
     await write(plan.trailer);
+    flush();
     controller.close();
     finish("completed");
   };
