@@ -420,3 +420,21 @@ Deno.test("OpenAIProvider.complete reports a malformed body", async () => {
     { name: "ProviderError", code: "bad_response" },
   );
 });
+
+Deno.test({
+  name: "OpenAIProvider.chat names the missing --allow-net instead of retrying",
+  permissions: { net: ["127.0.0.1:1"], read: true, env: false },
+  async fn() {
+    const provider = createOpenAIProvider({
+      config: Config.defaults(),
+      baseUrl: "http://127.0.0.1:5999/v1",
+      model: "m",
+      apiKey: "",
+    });
+    assert.deepEqual(errorOf(await collect(provider)), {
+      code: "connection",
+      message: 'Cannot get a reply from model "m": no network permission for ' +
+        '"http://127.0.0.1:5999/v1": run replio with --allow-net',
+    });
+  },
+});
