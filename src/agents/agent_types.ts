@@ -4,8 +4,6 @@
  * @module
  */
 import { join } from "node:path";
-import { Value } from "@sinclair/typebox/value";
-import { parse as parseYaml } from "yaml";
 import { AGENT_SCHEMA, type Config, ConfigError, describeSchema } from "../config/mod.ts";
 import type { Action } from "../tools/types.ts";
 
@@ -44,14 +42,17 @@ export const BUILTIN_AGENT_TYPES: readonly AgentType[] = [
   },
 ];
 
-/** Every agent type: built-in, then config `agents`, then `.replio/agents/*.md` (later wins). */
+/**
+ * Every agent type: built-in, then config `agents`, then `.replio/agents/*.md` (later wins).
+ * The YAML parser and the validator load only when there is something to parse.
+ */
 export async function loadAgentTypes(
   worktree: string,
   config: Config,
 ): Promise<Map<string, AgentType>> {
   const types = new Map(BUILTIN_AGENT_TYPES.map((t) => [t.name, t]));
   for (const [name, spec] of Object.entries(config.get("agents"))) {
-    types.set(name, fromSpec(name, spec as Record<string, unknown>, "config", ""));
+    types.set(name, await fromSpec(name, spec as Record<string, unknown>, "config", ""));
   }
   const dir = join(worktree, ".replio", "agents");
   let entries: Deno.DirEntry[] = [];
@@ -65,7 +66,7 @@ export async function loadAgentTypes(
   for (const entry of entries) {
     if (!entry.isFile || !entry.name.endsWith(".md")) continue;
     const file = join(dir, entry.name);
-    const type = parseAgentFile(entry.name.slice(0, -3), await Deno.readTextFile(file), file);
+    const type = await parseAgentFile(entry.name.slice(0, -3), await Deno.readTextFile(file), file);
     types.set(type.name, type);
   }
   return types;
@@ -76,11 +77,11 @@ export async function loadAgentTypes(
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * const type = parseAgentFile("docs", "---\ndescription: Writes docs\n---\nYou write docs.", "docs.md");
+ * const type = await parseAgentFile("docs", "---\ndescription: Writes docs\n---\nYou write docs.", "docs.md");
  * assert.equal(type.prompt, "You write docs.");
  * ```
  */
-export function parseAgentFile(name: string, text: string, file: string): AgentType {
+export async function parseAgentFile(name: string, text: string, file: string): Promise<AgentType> {
   const match = text.match(/^---\r?\n([\s\S]*?)\r?\n---\r?\n?([\s\S]*)$/);
   if (!match) {
     throw new ConfigError(
@@ -89,7 +90,8 @@ export function parseAgentFile(name: string, text: string, file: string): AgentT
   }
   let front: unknown;
   try {
-    front = parseYaml(match[1]!) ?? {};
+    const { parse } = await import("yaml");
+    front = parse(match[1]!) ?? {};
   } catch (error) {
     throw new ConfigError(
       `Cannot load agent type ${file}: invalid YAML: ${(error as Error).message.split("\n")[0]}`,
@@ -98,12 +100,13 @@ export function parseAgentFile(name: string, text: string, file: string): AgentT
   return fromSpec(name, front as Record<string, unknown>, file, match[2]!.trim());
 }
 
-function fromSpec(
+async function fromSpec(
   name: string,
   spec: Record<string, unknown>,
   source: string,
   body: string,
-): AgentType {
+): Promise<AgentType> {
+  const { Value } = await import("@sinclair/typebox/value");
   if (!Value.Check(AGENT_SCHEMA, spec)) {
     const first = Value.Errors(AGENT_SCHEMA, spec).First();
     throw new ConfigError(

@@ -12,15 +12,10 @@ import type { AskAnswer, AskRequest } from "../tools/types.ts";
 import type { Sink, TurnEvent } from "../ui/events.ts";
 import type { AgentType } from "./agent_types.ts";
 import { IntersectedPolicy } from "./intersect_policy.ts";
+import { AGENT_TYPES_SERVICE, DELEGATE_SERVICE } from "./services.ts";
 
 /** Keeps lead consultations short: they answer one question, not run a turn. */
 const LEAD_BREVITY = "Answer in at most a few sentences.";
-
-/** The service key under which tools find the runner. */
-export const DELEGATE_SERVICE = "delegate";
-
-/** The service key under which the delegate permission function finds agent types. */
-export const AGENT_TYPES_SERVICE = "agentTypes";
 
 /** What the runner needs from the agent that delegates. */
 export interface DelegateHost {

@@ -13,7 +13,8 @@ import {
 } from "../plugins/api.ts";
 import type { AgentType } from "./agent_types.ts";
 import DESCRIPTION from "./delegate.md" with { type: "text" };
-import { AGENT_TYPES_SERVICE, DELEGATE_SERVICE, type DelegateRunner } from "./delegate_runner.ts";
+import type { DelegateRunner } from "./delegate_runner.ts";
+import { AGENT_TYPES_SERVICE, DELEGATE_SERVICE } from "./services.ts";
 import { lowerResolution } from "./intersect_policy.ts";
 
 const parameters = Type.Object({

@@ -1,5 +1,7 @@
 /**
- * Agents: agent types for delegate, the delegate runner, ask routing, and the core tools.
+ * Agents: agent types for delegate, ask routing, and the ask and delegate core tools. The
+ * delegate runner (`delegate_runner.ts`) is imported directly by the code that starts agents:
+ * it pulls in the engine, which `replio tool` and `replio tools` never need.
  * @module
  */
 export {
@@ -9,11 +11,6 @@ export {
   parseAgentFile,
 } from "./agent_types.ts";
 export { CORE_PLUGIN } from "./core_plugin.ts";
-export {
-  AGENT_TYPES_SERVICE,
-  DELEGATE_SERVICE,
-  type DelegateHost,
-  type DelegateRequest,
-  DelegateRunner,
-} from "./delegate_runner.ts";
+export type { DelegateHost, DelegateRequest, DelegateRunner } from "./delegate_runner.ts";
 export { IntersectedPolicy, lowerResolution } from "./intersect_policy.ts";
+export { AGENT_TYPES_SERVICE, DELEGATE_SERVICE } from "./services.ts";

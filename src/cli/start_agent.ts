@@ -3,7 +3,8 @@
  * `run`, the REPL and `serve` build the same agent the same way.
  * @module
  */
-import { AGENT_TYPES_SERVICE, DELEGATE_SERVICE, DelegateRunner } from "../agents/mod.ts";
+import { AGENT_TYPES_SERVICE, DELEGATE_SERVICE } from "../agents/mod.ts";
+import { DelegateRunner } from "../agents/delegate_runner.ts";
 import { Agent } from "../engine/mod.ts";
 import { createProvider } from "../providers/mod.ts";
 import type { Provider } from "../providers/types.ts";
