@@ -91,8 +91,10 @@ export class ToolRegistry {
     for (const [key, value] of Object.entries({ ...(rawArgs ?? {}), ...presetArgs })) {
       const target = key in declared ? key : tool.paramAliases?.[key];
       if (value === null || target === undefined || !(target in declared)) continue;
-      if (target !== key && key in cleaned) continue;
-      if (target !== key && (rawArgs as ToolArgs | undefined)?.[target] != null) continue;
+      // A parameter alias never overrides the declared name or an earlier synonym.
+      if (
+        target !== key && (target in cleaned || (rawArgs as ToolArgs | undefined)?.[target] != null)
+      ) continue;
       cleaned[target] = value;
     }
     const checked = validateArgs(tool.parameters, cleaned);
