@@ -30,6 +30,8 @@ export async function runCommand(repl: ReplContext, input: SlashInput): Promise<
   if (command) return await command.run(repl, input.args);
   const near = nearestName(input.name, repl.commands.map((c) => c.name));
   repl.printError(
-    `Unknown command "/${input.name}"${near ? `: did you mean /${near}?` : ""}: /help lists them`,
+    `Unknown command "/${input.name}": ${
+      near ? `did you mean /${near}?` : "run /help for the list"
+    }`,
   );
 }

@@ -37,6 +37,8 @@ export interface ReplContext {
   readonly sink: TerminalSink;
   readonly styles: Styles;
   readonly commands: readonly SlashCommand[];
+  /** Terminal columns; 0 when output is not a terminal (nothing is wrapped or cut). */
+  readonly width: number;
   /** Writes `text` wrapped to the terminal (continuation lines indented), each line styled. */
   print(text: string, style?: (line: string) => string, indent?: string): void;
   /** Writes markdown (a tool description) reflowed and rendered to the terminal width. */

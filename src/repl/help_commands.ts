@@ -4,6 +4,7 @@
  * @module
  */
 import { describeSchema } from "../config/mod.ts";
+import { displayWidth } from "../ui/markdown.ts";
 import type { JsonSchema, Tool } from "../tools/mod.ts";
 import type { ReplContext, SlashCommand } from "./context.ts";
 
@@ -57,13 +58,17 @@ export const toolsCommand: SlashCommand = {
       ...repl.policy.resolveStatic(tool),
     }));
     const shown = resolved.filter((r) => r.action !== "deny");
-    const width = Math.max(4, ...shown.map((r) => r.tool.name.length));
+    const nameWidth = Math.max(4, ...shown.map((r) => r.tool.name.length));
+    const reasonWidth = Math.max(...shown.map((r) => r.reason.length + 2));
     repl.print(`mode ${repl.policy.mode} · worktree ${repl.worktree}`, s.dim);
     for (const { tool, action, reason } of shown) {
+      const columns = `${tool.name.padEnd(nameWidth)}  ${tool.category.padEnd(8)} ${
+        tool.permission.padEnd(8)
+      } ${action.padEnd(5)} `;
+      const why = `(${reason})`.padEnd(reasonWidth);
       repl.print(
-        `${tool.name.padEnd(width)}  ${tool.category.padEnd(8)} ${tool.permission.padEnd(8)} ${
-          action.padEnd(5)
-        } ${s.dim(`(${reason})`)}  ${summarizeTool(tool)}`,
+        columns + s.dim(why) + "  " +
+          fitSummary(summarizeTool(tool), repl.width - displayWidth(columns + why + "  ")),
       );
     }
     const hidden = resolved.filter((r) => r.action === "deny");
@@ -76,12 +81,24 @@ export const toolsCommand: SlashCommand = {
   },
 };
 
+/** Narrower than this, a summary is wrapped instead of cut. */
+const MIN_SUMMARY_COLUMNS = 16;
+
+/** A summary cut to `room` columns so a listing keeps one row per tool. */
+function fitSummary(summary: string, room: number): string {
+  if (room < MIN_SUMMARY_COLUMNS || displayWidth(summary) <= room) return summary;
+  return summary.slice(0, room - 1) + "…";
+}
+
 function printOverview(repl: ReplContext): void {
   const s = repl.styles;
   repl.print("Commands", s.bold);
   const width = Math.max(...repl.commands.map((c) => c.usage.length));
+  // Wrapped summaries stay in their column while the terminal leaves room for one.
+  const column = 2 + width + 2;
+  const hanging = " ".repeat(repl.width - column >= MIN_SUMMARY_COLUMNS ? column : 4);
   for (const command of repl.commands) {
-    repl.print(`  ${command.usage.padEnd(width)}  ${s.dim(command.summary)}`);
+    repl.print(`  ${command.usage.padEnd(width)}  ${s.dim(command.summary)}`, (l) => l, hanging);
   }
   const allowed = repl.registry.list().filter((tool) => repl.policy.isVisible(tool));
   repl.print(`Tools allowed now (mode ${repl.policy.mode})`, s.bold);
@@ -89,7 +106,10 @@ function printOverview(repl: ReplContext): void {
   for (const tool of allowed) {
     const action = repl.policy.resolveStatic(tool).action;
     const tag = action === "ask" ? s.yellow("ask  ") : s.green("allow");
-    repl.print(`  ${tool.name.padEnd(nameWidth)}  ${tag}  ${s.dim(summarizeTool(tool))}`);
+    const room = repl.width - (2 + nameWidth + 2 + 5 + 2);
+    repl.print(
+      `  ${tool.name.padEnd(nameWidth)}  ${tag}  ${s.dim(fitSummary(summarizeTool(tool), room))}`,
+    );
   }
   repl.print(
     'Input: Tab completes, a trailing \\ or a """ block continues a message, Up recalls, ' +

@@ -127,6 +127,9 @@ class Repl implements ReplContext {
   get sink(): TerminalSink {
     return this.#sink!;
   }
+  get width(): number {
+    return this.#terminal.width();
+  }
 
   async run(): Promise<number> {
     const historyFile = historyPath(this.worktree);
@@ -295,7 +298,7 @@ class Repl implements ReplContext {
     const providerChanged = PROVIDER_KEYS.some((key) =>
       JSON.stringify(previous.get(key)) !== JSON.stringify(this.#config.get(key))
     );
-    if (providerChanged || !this.#provider) {
+    if (providerChanged) {
       if (this.#config.get("model") !== previous.get("model")) this.#modelOverride = undefined;
       await this.#connect();
       this.print(this.model ? `Model ${this.model}` : this.#modelProblem, this.styles.dim);
