@@ -38,6 +38,8 @@ export interface FileMatches {
   matched: number[];
   /** Every matched line, stored or not. */
   matchCount: number;
+  /** Modification time in ms, when the engine learnt it while reading the file. */
+  mtime?: number;
 }
 
 /** What an engine found, and whether it searched everything before the deadline. */

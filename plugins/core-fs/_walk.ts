@@ -25,7 +25,7 @@ export const SKIPPED_DIRS: readonly string[] = [
   ".ruff_cache",
 ];
 
-/** Seconds a glob or grep may search before it returns what it found with a note. */
+/** Milliseconds a glob or grep may search before it returns what it found with a note. */
 export const SEARCH_BUDGET_MS = 20_000;
 
 /**
@@ -34,8 +34,8 @@ export const SEARCH_BUDGET_MS = 20_000;
  */
 const IGNORE_FILES = [".gitignore", ".ignore", ".rgignore"];
 
-/** Directories read at once: enough to hide file-system latency, few enough to stay polite. */
-const WALK_CONCURRENCY = 8;
+/** Longest stretch of synchronous work before timers and signal handlers get to run. */
+const YIELD_EVERY_MS = 20;
 
 /** A file the walk found. */
 export interface WalkedFile {
@@ -71,17 +71,20 @@ interface DirRules {
 /**
  * Lists the regular files under `root` that no ignore file excludes, skipping
  * {@link SKIPPED_DIRS} and symlinks (a link could lead out of the tree or round in a loop).
+ * Synchronous reads are several times faster than async ones for many small directories; the
+ * walk pauses every few milliseconds so that cancellation still lands.
  */
 export async function walkFiles(options: WalkOptions): Promise<WalkResult> {
   const { root, signal, deadline } = options;
   const files: WalkedFile[] = [];
-  const queue: PendingDir[] = [
-    { dir: root, rel: "", rules: await ancestorRules(root, options.worktree) },
-  ];
-  let complete = true;
-  const readOne = async ({ dir, rel, rules }: PendingDir): Promise<void> => {
-    const entries = await readEntries(dir);
-    const own = await readDirRules(dir, entries);
+  const pending = [{ dir: root, rel: "", rules: ancestorRules(root, options.worktree) }];
+  const pause = pauser(signal);
+  while (pending.length > 0) {
+    await pause();
+    if (performance.now() > deadline) return { files, complete: false };
+    const { dir, rel, rules } = pending.pop()!;
+    const entries = readEntries(dir);
+    const own = readDirRules(dir, entries);
     const active = own ? [...rules, own] : rules;
     for (const entry of entries) {
       if (entry.isSymlink || (!entry.isFile && !entry.isDirectory)) continue;
@@ -89,37 +92,26 @@ export async function walkFiles(options: WalkOptions): Promise<WalkResult> {
       const path = join(dir, entry.name);
       if (isIgnored(active, path, entry.isDirectory)) continue;
       const entryRel = rel === "" ? entry.name : `${rel}/${entry.name}`;
-      if (entry.isDirectory) queue.push({ dir: path, rel: entryRel, rules: active });
+      if (entry.isDirectory) pending.push({ dir: path, rel: entryRel, rules: active });
       else files.push({ path, rel: entryRel });
     }
-  };
-  await new Promise<void>((resolve, reject) => {
-    let reading = 0;
-    const pump = () => {
-      if (signal.aborted) return reject(signal.reason);
-      if (performance.now() > deadline && queue.length > 0) {
-        complete = false;
-        queue.length = 0;
-      }
-      while (reading < WALK_CONCURRENCY && queue.length > 0) {
-        reading++;
-        readOne(queue.pop()!).then(() => {
-          reading--;
-          pump();
-        }, reject);
-      }
-      if (reading === 0) resolve();
-    };
-    pump();
-  });
-  return { files, complete };
+  }
+  return { files, complete: true };
 }
 
-/** A directory waiting to be read, with the rules that apply to its entries. */
-interface PendingDir {
-  dir: string;
-  rel: string;
-  rules: DirRules[];
+/**
+ * A function to await between pieces of synchronous work: it lets timers and signal handlers
+ * run every {@link YIELD_EVERY_MS} and throws once `signal` is aborted.
+ */
+export function pauser(signal: AbortSignal): () => Promise<void> {
+  let since = performance.now();
+  return async () => {
+    if (performance.now() - since >= YIELD_EVERY_MS) {
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      since = performance.now();
+    }
+    signal.throwIfAborted();
+  };
 }
 
 /**
@@ -129,7 +121,9 @@ interface PendingDir {
 function isIgnored(rules: readonly DirRules[], path: string, isDir: boolean): boolean {
   for (let i = rules.length - 1; i >= 0; i--) {
     const { dir, matcher } = rules[i]!;
-    let rel = relative(dir, path);
+    // Paths are built by joining onto these directories, so slicing is relative() without
+    // its cost, which showed in profiles of large walks.
+    let rel = path.slice(dir.length + 1);
     if (sep !== "/") rel = rel.replaceAll(sep, "/");
     const result = matcher.test(isDir ? `${rel}/` : rel);
     if (result.ignored) return true;
@@ -143,25 +137,22 @@ function isIgnored(rules: readonly DirRules[], path: string, isDir: boolean): bo
  * worktree's `.gitignore`. A root those rules exclude was asked for by name, and is searched
  * as if they did not exist (ripgrep does the same).
  */
-async function ancestorRules(root: string, worktree: string): Promise<DirRules[]> {
+function ancestorRules(root: string, worktree: string): DirRules[] {
   const rel = relative(worktree, root);
   if (rel === "" || rel.startsWith("..") || rel.startsWith(sep)) return [];
   const rules: DirRules[] = [];
   let dir = worktree;
-  for (const part of rel.split(sep).slice(0, -1)) {
-    const own = await readDirRules(dir, null);
+  for (const part of rel.split(sep)) {
+    const own = readDirRules(dir, null);
     if (own) rules.push(own);
     dir = join(dir, part);
   }
-  const own = await readDirRules(dir, null);
-  if (own) rules.push(own);
   return isIgnored(rules, root, true) ? [] : rules;
 }
 
-async function readEntries(dir: string): Promise<Deno.DirEntry[]> {
-  const entries: Deno.DirEntry[] = [];
+function readEntries(dir: string): Deno.DirEntry[] {
   try {
-    for await (const entry of Deno.readDir(dir)) entries.push(entry);
+    return [...Deno.readDirSync(dir)];
   } catch (error) {
     // A directory removed or locked mid-walk is skipped, as find and ripgrep skip it.
     if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.PermissionDenied) {
@@ -169,14 +160,10 @@ async function readEntries(dir: string): Promise<Deno.DirEntry[]> {
     }
     throw error;
   }
-  return entries;
 }
 
 /** The ignore rules `dir` holds; `entries` (when known) saves reading files that are absent. */
-async function readDirRules(
-  dir: string,
-  entries: readonly Deno.DirEntry[] | null,
-): Promise<DirRules | null> {
+function readDirRules(dir: string, entries: readonly Deno.DirEntry[] | null): DirRules | null {
   const has = (name: string) => entries === null || entries.some((e) => e.name === name);
   const sources = [
     ...(has(".git") ? [join(dir, ".git", "info", "exclude")] : []),
@@ -186,16 +173,13 @@ async function readDirRules(
   for (const source of sources) {
     let text: string;
     try {
-      text = await Deno.readTextFile(source);
+      text = Deno.readTextFileSync(source);
     } catch (error) {
-      if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) {
-        continue;
-      }
+      // Absent (the usual case when probing a directory's parents) or unreadable: no rules.
       if (
+        error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory ||
         error instanceof Deno.errors.PermissionDenied || error instanceof Deno.errors.IsADirectory
-      ) {
-        continue;
-      }
+      ) continue;
       throw error;
     }
     matcher = (matcher ?? ignore()).add(text);

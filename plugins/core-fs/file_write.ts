@@ -4,8 +4,13 @@
  * @module
  */
 import { type Static, Type } from "@sinclair/typebox";
-import { basename, dirname, join } from "node:path";
-import type { ToolArgs, ToolContext, ToolSpec } from "../../src/plugins/api.ts";
+import { dirname } from "node:path";
+import {
+  type ToolArgs,
+  type ToolContext,
+  type ToolSpec,
+  writeFileAtomic,
+} from "../../src/plugins/api.ts";
 import { displayPath } from "./_display.ts";
 import DESCRIPTION from "./file_write.md" with { type: "text" };
 
@@ -54,7 +59,7 @@ export async function writeFile(args: WriteArgs, ctx: ToolContext): Promise<stri
     await Deno.writeTextFile(file, args.content, { append: true });
     return existing ? `Appended ${counts} to ${shown}` : `Created ${shown} (${counts})`;
   }
-  await writeAtomically(file, args.content, existing?.mode ?? null);
+  await writeFileAtomic(file, args.content, { mode: existing?.mode ?? null });
   return `${existing ? "Overwrote" : "Created"} ${shown} (${counts})`;
 }
 
@@ -128,24 +133,5 @@ async function createParents(file: string, shown: string): Promise<void> {
     throw new TypeError(
       `Cannot write "${shown}": a part of its folder path is a file: choose another path`,
     );
-  }
-}
-
-/**
- * Writes through a temporary file in the same directory and renames it over the target, so a
- * crash or a full disk never leaves a half-written file; an existing file's mode is kept.
- */
-async function writeAtomically(file: string, text: string, mode: number | null): Promise<void> {
-  const temp = join(dirname(file), `.${basename(file)}.${crypto.randomUUID().slice(0, 8)}.tmp`);
-  try {
-    await Deno.writeTextFile(temp, text, { createNew: true });
-    // The umask may have narrowed the mode given at creation, so it is set afterwards.
-    if (mode !== null) await Deno.chmod(temp, mode & 0o7777);
-    await Deno.rename(temp, file);
-  } catch (error) {
-    await Deno.remove(temp).catch((cleanup: unknown) => {
-      if (!(cleanup instanceof Deno.errors.NotFound)) throw cleanup;
-    });
-    throw error;
   }
 }

@@ -10,7 +10,7 @@ import { displayPath } from "./_display.ts";
 import { searchBuiltin } from "./_grep_builtin.ts";
 import { searchRipgrep } from "./_grep_ripgrep.ts";
 import type { FileMatches, SearchOutcome, SearchRequest } from "./_grep_types.ts";
-import { SEARCH_BUDGET_MS } from "./_walk.ts";
+import { pauser, SEARCH_BUDGET_MS } from "./_walk.ts";
 import DESCRIPTION from "./grep.md" with { type: "text" };
 
 /** Matched lines shown before the rest are counted: enough to act on, short in context. */
@@ -21,8 +21,6 @@ const MAX_LINE_CHARS = 300;
 const LEAD_CHARS = 80;
 /** Characters of the result cap kept for the closing lines. */
 const FRAME_CHARS = 300;
-/** Files stat'ed at once when sorting by modification time. */
-const STAT_CONCURRENCY = 16;
 /** The environment variable that picks the engine: `builtin`, `rg` or `auto`. */
 const ENGINE_ENV = "REPLIO_GREP_ENGINE";
 
@@ -190,20 +188,20 @@ async function isFile(target: string, shown: string): Promise<boolean> {
   }
 }
 
-/** Sorts by modification time, newest first, then by path; a file gone meanwhile is dropped. */
+/**
+ * Sorts by modification time, newest first, then by path; a file gone meanwhile is dropped.
+ * Synchronous stats: thousands of async ones cost more than the search when many files match.
+ */
 async function newestFirst(files: FileMatches[], signal: AbortSignal): Promise<FileMatches[]> {
+  const pause = pauser(signal);
   const dated: { file: FileMatches; mtime: number }[] = [];
-  for (let i = 0; i < files.length; i += STAT_CONCURRENCY) {
-    signal.throwIfAborted();
-    await Promise.all(
-      files.slice(i, i + STAT_CONCURRENCY).map(async (file) => {
-        try {
-          dated.push({ file, mtime: (await Deno.stat(file.path)).mtime?.getTime() ?? 0 });
-        } catch (error) {
-          if (!(error instanceof Deno.errors.NotFound)) throw error;
-        }
-      }),
-    );
+  for (const file of files) {
+    await pause();
+    try {
+      dated.push({ file, mtime: file.mtime ?? Deno.statSync(file.path).mtime?.getTime() ?? 0 });
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+    }
   }
   dated.sort((a, b) =>
     b.mtime - a.mtime || (a.file.path < b.file.path ? -1 : a.file.path > b.file.path ? 1 : 0)
