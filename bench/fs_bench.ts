@@ -130,7 +130,7 @@ function cpuMs(): number {
  */
 async function timeTogether(
   runs: number,
-  commands: Record<string, () => Promise<unknown>>,
+  commands: Record<string, () => unknown>,
 ): Promise<Record<string, Sample>> {
   const names = Object.keys(commands);
   for (const name of names) await commands[name]!();
