@@ -4,8 +4,12 @@
  * @module
  */
 import { type Static, Type } from "@sinclair/typebox";
-import { basename, dirname, join } from "node:path";
-import type { ToolArgs, ToolContext, ToolSpec } from "../../src/plugins/api.ts";
+import {
+  type ToolArgs,
+  type ToolContext,
+  type ToolSpec,
+  writeFileAtomic,
+} from "../../src/plugins/api.ts";
 import { countLines, formatHunks, lineChanges, type Replacement } from "./_line_changes.ts";
 import DESCRIPTION from "./file_edit.md" with { type: "text" };
 
@@ -54,7 +58,7 @@ export async function editFile(args: EditArgs, ctx: ToolContext): Promise<string
   const edit = planEdit(args, await readText(file, args.path, ctx.signal));
   const { added, removed } = countLines(await lineChanges(edit));
   ctx.signal.throwIfAborted();
-  await writeAtomically(file, edit.after);
+  await writeFileAtomic(file, edit.after);
   const n = edit.lines.length;
   return `Edited ${args.path}: ${n} ${n === 1 ? "replacement" : "replacements"} ` +
     `${atLines(edit.lines)} (+${added} -${removed} lines)`;
@@ -282,25 +286,5 @@ async function readText(file: string, path: string, signal?: AbortSignal): Promi
       `Cannot edit "${path}": it is not UTF-8 text: file_edit changes text files only; ` +
         `use run_command for binary files`,
     );
-  }
-}
-
-/**
- * Writes through a temporary file in the same directory and renames it over the original, so a
- * crash or a full disk never leaves a half-written file; the original's mode is kept.
- */
-async function writeAtomically(file: string, text: string): Promise<void> {
-  const { mode } = await Deno.stat(file);
-  const temp = join(dirname(file), `.${basename(file)}.${crypto.randomUUID().slice(0, 8)}.tmp`);
-  try {
-    await Deno.writeTextFile(temp, text, { createNew: true });
-    // The umask may have narrowed the mode given at creation, so it is set afterwards.
-    if (mode !== null) await Deno.chmod(temp, mode & 0o7777);
-    await Deno.rename(temp, file);
-  } catch (error) {
-    await Deno.remove(temp).catch((cleanup: unknown) => {
-      if (!(cleanup instanceof Deno.errors.NotFound)) throw cleanup;
-    });
-    throw error;
   }
 }

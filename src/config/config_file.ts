@@ -5,6 +5,7 @@
  */
 import { dirname } from "node:path";
 import type { Document } from "yaml";
+import { writeFileAtomic } from "../fs/write_file_atomic.ts";
 import { ConfigError } from "./config.ts";
 import { CONFIG_KEYS, type ConfigKey } from "./defaults.ts";
 import { parseConfigText, suggestKey, valueProblem } from "./load.ts";
@@ -152,15 +153,7 @@ async function writeValidated(file: string, text: string): Promise<void> {
   await parseConfigText(text, file);
   const target = await followSymlink(file);
   await Deno.mkdir(dirname(target), { recursive: true });
-  // Same folder, so the rename cannot cross file systems and readers never see half a file.
-  const temp = `${target}.${crypto.randomUUID().slice(0, 8)}.tmp`;
-  try {
-    await Deno.writeTextFile(temp, text);
-    await Deno.rename(temp, target);
-  } catch (error) {
-    await removeIfPresent(temp);
-    throw error;
-  }
+  await writeFileAtomic(target, text);
 }
 
 /** A config file kept in a dotfiles repository is often a symlink: edit what it points to. */
@@ -170,14 +163,6 @@ async function followSymlink(file: string): Promise<string> {
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return file;
     throw error;
-  }
-}
-
-async function removeIfPresent(path: string): Promise<void> {
-  try {
-    await Deno.remove(path);
-  } catch (error) {
-    if (!(error instanceof Deno.errors.NotFound)) throw error;
   }
 }
 

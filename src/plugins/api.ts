@@ -50,3 +50,5 @@ export function defineTool<P extends JsonSchema, A = P extends { static: infer S
 ): PluginTool {
   return { spec, handler: handler as ToolHandler<never> };
 }
+
+export { type AtomicWriteOptions, writeFileAtomic } from "../fs/write_file_atomic.ts";

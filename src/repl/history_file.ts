@@ -5,6 +5,7 @@
  * @module
  */
 import { dirname, join } from "node:path";
+import { writeFileAtomic } from "../fs/write_file_atomic.ts";
 
 /** Trim the file only once it holds this many times the kept entries: rewrites stay rare. */
 const TRIM_FACTOR = 2;
@@ -54,10 +55,7 @@ export async function loadHistory(file: string, size: number): Promise<string[]>
   const lines = text.split("\n").filter((line) => line !== "");
   const kept = lines.slice(-size);
   if (lines.length > size * TRIM_FACTOR) {
-    // Rename over the old file so a crash mid-write never leaves half a history.
-    const temp = `${file}.${crypto.randomUUID().slice(0, 8)}.tmp`;
-    await Deno.writeTextFile(temp, kept.join("\n") + "\n");
-    await Deno.rename(temp, file);
+    await writeFileAtomic(file, kept.join("\n") + "\n");
   }
   return kept.map(decodeEntry);
 }

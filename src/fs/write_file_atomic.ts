@@ -1,0 +1,51 @@
+/**
+ * The one atomic file write: a temporary file in the same folder, renamed over the target, so a
+ * crash or a full disk never leaves half a file and readers never see one. A leaf module: every
+ * area may import it (plugins through the plugin API).
+ * @module
+ */
+import { basename, dirname, join } from "node:path";
+
+/** Options for {@link writeFileAtomic}. */
+export interface AtomicWriteOptions {
+  /** Mode bits for the result; default: the existing file's mode, else the umask's. */
+  mode?: number | null;
+}
+
+/**
+ * Replaces `file` with `text` atomically, keeping an existing file's mode.
+ * @example
+ * ```ts
+ * const dir = await Deno.makeTempDir();
+ * await writeFileAtomic(`${dir}/a.txt`, "hello\n");
+ * await Deno.remove(dir, { recursive: true });
+ * ```
+ */
+export async function writeFileAtomic(
+  file: string,
+  text: string,
+  options: AtomicWriteOptions = {},
+): Promise<void> {
+  const mode = options.mode !== undefined ? options.mode : await existingMode(file);
+  const temp = join(dirname(file), `.${basename(file)}.${crypto.randomUUID().slice(0, 8)}.tmp`);
+  try {
+    await Deno.writeTextFile(temp, text, { createNew: true });
+    // The umask may have narrowed the mode given at creation, so it is set afterwards.
+    if (mode !== null) await Deno.chmod(temp, mode & 0o7777);
+    await Deno.rename(temp, file);
+  } catch (error) {
+    await Deno.remove(temp).catch((cleanup: unknown) => {
+      if (!(cleanup instanceof Deno.errors.NotFound)) throw cleanup;
+    });
+    throw error;
+  }
+}
+
+async function existingMode(file: string): Promise<number | null> {
+  try {
+    return (await Deno.stat(file)).mode;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return null;
+    throw error;
+  }
+}
