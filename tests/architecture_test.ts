@@ -1,0 +1,102 @@
+/**
+ * The import direction of STYLE.md §1, checked on the real module graph (`deno info --json`):
+ * no forbidden edge between areas, no cycle between areas, plugins only through the plugin API.
+ */
+import assert from "node:assert/strict";
+
+const ROOT = new URL("..", import.meta.url).href;
+
+/** What each area of src/ may import besides itself (all areas may import `fs`). */
+const ALLOWED: Record<string, string[]> = {
+  cli: ["*"],
+  repl: ["engine", "agents", "tools", "providers", "session", "config", "ui", "plugins"],
+  agents: ["engine", "tools", "providers", "session", "config", "ui", "plugins"],
+  engine: ["tools", "providers", "session", "config", "ui"],
+  session: ["providers", "tools", "config", "ui"],
+  providers: ["tools", "config"],
+  plugins: ["tools", "config", "bundled"],
+  tools: ["config", "ui"],
+  ui: ["providers", "tools", "config"],
+  config: [],
+  fs: [],
+};
+
+/** Files whose imports other areas may use only as types (they hold no code). */
+const TYPE_ONLY_TARGETS = ["src/ui/events.ts", "src/providers/types.ts", "src/tools/types.ts"];
+
+interface Edge {
+  from: string;
+  to: string;
+}
+
+let graphOnce: Promise<Edge[]> | null = null;
+
+/** The edges between the repository's own modules, dynamic imports included. */
+function moduleGraph(): Promise<Edge[]> {
+  return graphOnce ??= readModuleGraph();
+}
+
+async function readModuleGraph(): Promise<Edge[]> {
+  const { stdout, code, stderr } = await new Deno.Command(Deno.execPath(), {
+    args: ["info", "--json", "main.ts"],
+    cwd: new URL("..", import.meta.url),
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(code, 0, new TextDecoder().decode(stderr));
+  const graph = JSON.parse(new TextDecoder().decode(stdout)) as {
+    modules: {
+      specifier: string;
+      dependencies?: { code?: { specifier: string }; type?: { specifier: string } }[];
+    }[];
+  };
+  const edges: Edge[] = [];
+  for (const module of graph.modules) {
+    if (!module.specifier.startsWith(ROOT)) continue;
+    for (const dep of module.dependencies ?? []) {
+      const target = dep.code?.specifier ?? dep.type?.specifier;
+      if (target?.startsWith(ROOT)) {
+        edges.push({ from: module.specifier.slice(ROOT.length), to: target.slice(ROOT.length) });
+      }
+    }
+  }
+  return edges;
+}
+
+function areaOf(path: string): string {
+  if (path.startsWith("src/")) return path.split("/")[1]!;
+  if (path.startsWith("plugins/")) return "bundled";
+  return path.split("/")[0]!;
+}
+
+Deno.test("architecture: src areas import only the areas below them", async () => {
+  const problems: string[] = [];
+  for (const { from, to } of await moduleGraph()) {
+    const [a, b] = [areaOf(from), areaOf(to)];
+    if (!from.startsWith("src/") || a === b || b === "fs") continue;
+    const allowed = ALLOWED[a] ?? [];
+    if (allowed.includes("*") || allowed.includes(b)) continue;
+    if (TYPE_ONLY_TARGETS.includes(to)) continue;
+    problems.push(`${from} → ${to}`);
+  }
+  assert.deepEqual(problems, []);
+});
+
+Deno.test("architecture: bundled plugins import only the plugin API and their own folder", async () => {
+  const problems = (await moduleGraph()).filter(({ from, to }) => {
+    if (!from.startsWith("plugins/") || from.endsWith("_test.ts")) return false;
+    const folder = from.split("/").slice(0, 2).join("/");
+    return !to.startsWith(folder + "/") && to !== "src/plugins/api.ts" &&
+      to !== "src/tools/types.ts";
+  }).map(({ from, to }) => `${from} → ${to}`);
+  assert.deepEqual(problems, []);
+});
+
+Deno.test("architecture: the engine never imports a renderer and nothing imports the CLI", async () => {
+  const problems = (await moduleGraph()).filter(({ from, to }) =>
+    (from.startsWith("src/engine/") && to.startsWith("src/ui/") && to !== "src/ui/events.ts") ||
+    (to.startsWith("src/cli/") && !from.startsWith("src/cli/") && from !== "main.ts" &&
+      !from.startsWith("tests/"))
+  ).map(({ from, to }) => `${from} → ${to}`);
+  assert.deepEqual(problems, []);
+});
