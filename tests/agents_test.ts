@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { loadSession } from "../src/session/mod.ts";
 import { startMockModel } from "./support/mock_model.ts";
 import { startTestAgent } from "./support/agent_harness.ts";
-import { tempWorktree } from "./support/worktree.ts";
+import { RecordingSink, tempWorktree } from "./support/worktree.ts";
 
 const signal = () => new AbortController().signal;
 
@@ -176,4 +176,32 @@ Deno.test("ask from a headless root agent with target lead falls back to no one"
   assert.match(result.tool_calls[0]!.output, /^Error: ask has no one to answer/);
   const loaded = await loadSession(wt.path, t.session.id);
   assert.deepEqual(loaded.permissions.map((p) => p.tool), ["ask"]);
+});
+
+Deno.test("delegate: cancelling the parent cancels the running sub-agent", async () => {
+  await using wt = await tempWorktree();
+  await using mock = startMockModel([
+    {
+      toolCalls: [{ name: "delegate", arguments: { agent_type: "explore", task: "look around" } }],
+    },
+    { text: "the child starts and then hangs", fault: "hang", faultAfter: 2 },
+  ]);
+  const controller = new AbortController();
+  const sink = new RecordingSink();
+  using t = await startTestAgent(wt.path, mock, { sink });
+  const turn = t.agent.runTurn("explore", controller.signal);
+  await mock.waitForExchange(1);
+  controller.abort();
+  const result = await turn;
+  assert.equal(result.status, "cancelled");
+  assert.match(result.tool_calls[0]!.output, /cancelled/);
+  assert.equal(await mock.exchanges[1]!.ended, "client_closed");
+  const link = (await loadSession(wt.path, t.session.id)).records.find((r) =>
+    r.type === "subagent"
+  );
+  assert.ok(link && link.type === "subagent");
+  const child = await loadSession(wt.path, link.session);
+  const end = child.records.at(-1)!;
+  assert.ok(end.type === "turn_end" && end.status === "cancelled");
+  assert.deepEqual(mock.violations, []);
 });
