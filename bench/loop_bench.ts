@@ -190,5 +190,5 @@ Whole-process peak RSS of \`replio run --yes\` doing the same ${ROUNDS} rounds: 
 (exit ${memory.code}; target under 120 MB; Codex 171 MB, Claude Code 295 MB).
 `;
   await Deno.writeTextFile(new URL("./results/loop.md", import.meta.url), report);
-  console.log(report);
+  await Deno.stdout.write(new TextEncoder().encode(report));
 }

@@ -43,7 +43,10 @@ Deno.test("loadUserPlugins registers a configured plugin's tools under the polic
   assert.equal(ran.code, 0);
   const denied = await replio(wt.path, "tool", "hello", '{"who":"ada"}', "--mode", "plan");
   assert.equal(denied.code, 0, "plan mode does not deny read tools");
-  await Deno.writeTextFile(`${wt.path}/.replio/config.yaml`, "plugins: [.replio/plugins/hello.js]\ntools:\n  deny: [hello]\n");
+  await Deno.writeTextFile(
+    `${wt.path}/.replio/config.yaml`,
+    "plugins: [.replio/plugins/hello.js]\ntools:\n  deny: [hello]\n",
+  );
   const listed = await replio(wt.path, "tools", "--json");
   const hello = JSON.parse(listed.stdout).tools.find((t: { name: string }) => t.name === "hello");
   assert.deepEqual([hello.action, hello.reason], ["deny", "tools.deny"]);
@@ -51,10 +54,14 @@ Deno.test("loadUserPlugins registers a configured plugin's tools under the polic
 
 Deno.test("loadUserPlugins stops with exit 2 and the fix for a broken plugin", async () => {
   await using wt = await tempWorktree({
-    ".replio/plugins/bad.js": "export const plugin = { name: 'bad', tools: [{ spec: { name: 'x' } }] };\n",
+    ".replio/plugins/bad.js":
+      "export const plugin = { name: 'bad', tools: [{ spec: { name: 'x' } }] };\n",
     ".replio/config.yaml": "plugins: [.replio/plugins/bad.js, missing.js]\n",
   });
   const ran = await replio(wt.path, "tools");
   assert.equal(ran.code, 2);
-  assert.match(ran.stderr, /Cannot load plugin "\.replio\/plugins\/bad\.js": tool "x" without a handler: see docs\/plugins\.md/);
+  assert.match(
+    ran.stderr,
+    /Cannot load plugin "\.replio\/plugins\/bad\.js": tool "x" without a handler: see docs\/plugins\.md/,
+  );
 });
