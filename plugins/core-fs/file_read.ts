@@ -6,6 +6,7 @@
 import { type Static, Type } from "@sinclair/typebox";
 import type { ToolContext, ToolSpec } from "../../src/plugins/api.ts";
 import { guessBinaryType, looksBinary } from "./_binary.ts";
+import { isMissing } from "./_path_errors.ts";
 import { displayPath, formatBytes } from "./_display.ts";
 import DESCRIPTION from "./file_read.md" with { type: "text" };
 
@@ -72,15 +73,16 @@ export async function readFile(args: ReadArgs, ctx: ToolContext): Promise<string
       `${formatBytes(scan.bytes)}: not shown as text`;
   }
   const total = scan.complete ? `${scan.lines}` : `more than ${scan.lines}`;
+  const totalLines = `${total} ${scan.lines === 1 && scan.complete ? "line" : "lines"}`;
   const size = scan.complete
-    ? `${scan.chars} chars`
+    ? `${scan.chars} ${scan.chars === 1 ? "char" : "chars"}`
     : `${scan.bytes} bytes (counting stopped after ${formatBytes(COUNT_MAX_BYTES)})`;
   const endings = scan.crlf ? ", CRLF line endings" : "";
-  const header = `# ${shown} - ${total} lines, ${size}${endings}`;
+  const header = `# ${shown} - ${totalLines}, ${size}${endings}`;
   if (limit === 0) return header;
   if (scan.window.length === 0) {
     throw new RangeError(
-      `Cannot read "${shown}" from line ${offset}: it has ${total} lines: ` +
+      `Cannot read "${shown}" from line ${offset}: it has ${totalLines}: ` +
         `call again with an offset from 1 to ${scan.lines}`,
     );
   }
@@ -103,7 +105,7 @@ async function assertRegularFile(file: string, shown: string): Promise<void> {
   try {
     info = await Deno.stat(file);
   } catch (error) {
-    if (!(error instanceof Deno.errors.NotFound)) throw error;
+    if (!isMissing(error)) throw error;
     throw new Deno.errors.NotFound(
       `Cannot read "${shown}": no such file: check the path with list_dir or glob`,
     );

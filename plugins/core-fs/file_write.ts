@@ -11,6 +11,7 @@ import {
   type ToolSpec,
   writeFileAtomic,
 } from "../../src/plugins/api.ts";
+import { isMissing } from "./_path_errors.ts";
 import { displayPath } from "./_display.ts";
 import DESCRIPTION from "./file_write.md" with { type: "text" };
 
@@ -107,7 +108,7 @@ async function statOrNull(file: string): Promise<Deno.FileInfo | null> {
   try {
     return await Deno.stat(file);
   } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return null;
+    if (isMissing(error)) return null;
     throw error;
   }
 }
@@ -116,7 +117,7 @@ async function readTextOrNull(file: string): Promise<string | null> {
   try {
     return await Deno.readTextFile(file);
   } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return null;
+    if (isMissing(error)) return null;
     throw error;
   }
 }

@@ -5,6 +5,7 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { isAbsolute, relative } from "node:path";
 import type { ToolContext, ToolHandler, ToolSpec } from "../../src/plugins/api.ts";
+import { isMissing } from "./_path_errors.ts";
 import { displayPath } from "./_display.ts";
 import { compileGlob } from "./_match_glob.ts";
 import { SEARCH_BUDGET_MS, type WalkedFile, walkFiles } from "./_walk.ts";
@@ -107,7 +108,7 @@ async function assertDirectory(dir: string, shown: string): Promise<void> {
   try {
     info = await Deno.stat(dir);
   } catch (error) {
-    if (!(error instanceof Deno.errors.NotFound)) throw error;
+    if (!isMissing(error)) throw error;
     throw new Deno.errors.NotFound(
       `Cannot glob in "${shown}": no such folder: check the path with list_dir`,
     );

@@ -6,6 +6,7 @@
  */
 import { type Static, Type } from "@sinclair/typebox";
 import type { ToolContext, ToolHandler, ToolSpec } from "../../src/plugins/api.ts";
+import { isMissing } from "./_path_errors.ts";
 import { displayPath } from "./_display.ts";
 import { searchBuiltin } from "./_grep_builtin.ts";
 import { searchRipgrep } from "./_grep_ripgrep.ts";
@@ -181,7 +182,7 @@ async function isFile(target: string, shown: string): Promise<boolean> {
   try {
     return (await Deno.stat(target)).isFile;
   } catch (error) {
-    if (!(error instanceof Deno.errors.NotFound)) throw error;
+    if (!isMissing(error)) throw error;
     throw new Deno.errors.NotFound(
       `Cannot search "${shown}": no such file or folder: check the path with list_dir`,
     );

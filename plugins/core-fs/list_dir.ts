@@ -6,6 +6,7 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { join } from "node:path";
 import type { ToolContext, ToolSpec } from "../../src/plugins/api.ts";
+import { isMissing } from "./_path_errors.ts";
 import { displayPath, formatBytes } from "./_display.ts";
 import { SKIPPED_DIRS } from "./_walk.ts";
 import DESCRIPTION from "./list_dir.md" with { type: "text" };
@@ -117,7 +118,7 @@ async function assertDirectory(dir: string, shown: string): Promise<void> {
   try {
     info = await Deno.stat(dir);
   } catch (error) {
-    if (!(error instanceof Deno.errors.NotFound)) throw error;
+    if (!isMissing(error)) throw error;
     throw new Deno.errors.NotFound(
       `Cannot list "${shown}": no such directory: list its parent to check the name`,
     );

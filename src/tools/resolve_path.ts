@@ -33,9 +33,10 @@ async function realpathOfLongestPrefix(absolute: string): Promise<string> {
       const real = await Deno.realPath(current);
       return rest.length ? join(real, ...rest.reverse()) : real;
     } catch (error) {
-      if (!(error instanceof Deno.errors.NotFound) && !(error instanceof Deno.errors.NotCapable)) {
-        throw error;
-      }
+      // NotADirectory: a file stands where the path wants a folder; its parent still resolves.
+      const isMissing = error instanceof Deno.errors.NotFound ||
+        error instanceof Deno.errors.NotADirectory || error instanceof Deno.errors.NotCapable;
+      if (!isMissing) throw error;
       const parent = dirname(current);
       if (parent === current) return absolute;
       rest.push(current.slice(parent.length).replace(/^[/\\]/, ""));
