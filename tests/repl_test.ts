@@ -422,3 +422,28 @@ async function waitUntil(condition: () => Promise<boolean>, what: string): Promi
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
 }
+
+Deno.test("repl Ctrl-C at a y/N prompt cancels the whole turn", async () => {
+  await using env = await setup([
+    {
+      toolCalls: [
+        { name: "run_command", arguments: { command: "touch first" } },
+        { name: "run_command", arguments: { command: "touch second" } },
+      ],
+    },
+    { text: "Back after the cancel." },
+  ]);
+  await using repl = await TmuxRepl.start(env.wt.path, env.args);
+  await repl.enter("make two files");
+  await repl.waitFor("Allow $ Run touch first");
+  await repl.keys("C-c");
+  await repl.waitFor("(cancelled)");
+  await repl.waitForPrompt();
+  assert.ok(!(await repl.screen()).includes("Allow $ Run touch second"), "no second question");
+  const records = await sessionRecords(env.wt.path);
+  assert.equal(records.findLast((r) => r.type === "turn_end")?.status, "cancelled");
+  // The turn ended without asking the model again; the next prompt starts a new turn.
+  assert.equal(env.mock.requests.length, 1);
+  await repl.enter("hello again");
+  await repl.waitFor("Back after the cancel.");
+});
