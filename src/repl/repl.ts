@@ -21,6 +21,7 @@ import type { ReplContext, SlashCommand } from "./context.ts";
 import { appendHistory, historyPath, loadHistory } from "./history_file.ts";
 import { LineEditor } from "./line_editor.ts";
 import { parseSlash } from "./slash.ts";
+import { formatTurns } from "./session_commands.ts";
 
 /** What the REPL is given by the command line (src/cli/repl.ts wires it). */
 export interface ReplHost {
@@ -369,7 +370,10 @@ class Repl implements ReplContext {
     );
     this.print(`worktree ${this.worktree}`, s.dim);
     if (this.session.turns > 0) {
-      this.print(`continuing session ${this.session.id} (${this.session.turns} turns)`, s.dim);
+      this.print(
+        `continuing session ${this.session.id} (${formatTurns(this.session.turns)})`,
+        s.dim,
+      );
     }
     for (const warning of this.session.warnings) this.print(warning, s.yellow);
     if (!this.model) {

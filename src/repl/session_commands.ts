@@ -18,7 +18,7 @@ export const sessionCommand: SlashCommand = {
     switch (action) {
       case "":
         repl.print(
-          `Session ${repl.session.id} · ${repl.session.turns} turns · ${repl.session.path}`,
+          `Session ${repl.session.id} · ${formatTurns(repl.session.turns)} · ${repl.session.path}`,
         );
         return;
       case "new":
@@ -39,7 +39,7 @@ export const sessionCommand: SlashCommand = {
           return;
         }
         repl.print(
-          `Continuing session ${repl.session.id} (${repl.session.turns} turns)`,
+          `Continuing session ${repl.session.id} (${formatTurns(repl.session.turns)})`,
           repl.styles.dim,
         );
         return;
@@ -108,7 +108,20 @@ async function printSessions(repl: ReplContext): Promise<void> {
     const mark = s.id === repl.session.id ? "*" : " ";
     const when = s.updated.slice(0, 16).replace("T", " ");
     repl.print(
-      `${mark} ${s.id}  ${repl.styles.dim(`${when} · ${s.turns} turns`)}  ${s.lastPrompt}`,
+      `${mark} ${s.id}  ${repl.styles.dim(`${when} · ${formatTurns(s.turns)}`)}  ${s.lastPrompt}`,
     );
   }
+}
+
+/**
+ * A turn count for messages.
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * assert.equal(formatTurns(1), "1 turn");
+ * assert.equal(formatTurns(3), "3 turns");
+ * ```
+ */
+export function formatTurns(count: number): string {
+  return `${count} turn${count === 1 ? "" : "s"}`;
 }
