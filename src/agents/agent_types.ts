@@ -130,3 +130,10 @@ async function fromSpec(
     },
   };
 }
+
+/** One line per type: name, source, description (`replio agents`, `/agents`). */
+export function formatAgentTypes(types: readonly AgentType[]): string {
+  const width = Math.max(...types.map((t) => t.name.length));
+  return types.map((t) => `${t.name.padEnd(width)}  ${t.description}  (${t.source})`).join("\n") +
+    "\n";
+}

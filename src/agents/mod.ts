@@ -7,6 +7,7 @@
 export {
   type AgentType,
   BUILTIN_AGENT_TYPES,
+  formatAgentTypes,
   loadAgentTypes,
   parseAgentFile,
 } from "./agent_types.ts";

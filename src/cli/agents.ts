@@ -2,7 +2,7 @@
  * `replio agents`: the agent types delegate can run, with where each is declared.
  * @module
  */
-import type { AgentType } from "../agents/mod.ts";
+import { type AgentType, formatAgentTypes } from "../agents/mod.ts";
 import { EXIT } from "./errors.ts";
 import { openWorkspace } from "./workspace.ts";
 
@@ -21,13 +21,6 @@ export async function listAgents(options: AgentsCommandOptions): Promise<number>
     : formatAgentTypes(types);
   await Deno.stdout.write(new TextEncoder().encode(text));
   return EXIT.ok;
-}
-
-/** One line per type: name, source, description (shared with the REPL's /agents). */
-export function formatAgentTypes(types: readonly AgentType[]): string {
-  const width = Math.max(...types.map((t) => t.name.length));
-  return types.map((t) => `${t.name.padEnd(width)}  ${t.description}  (${t.source})`).join("\n") +
-    "\n";
 }
 
 function toJson(type: AgentType) {

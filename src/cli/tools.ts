@@ -3,6 +3,7 @@
  * resolves now (config and mode applied), with the reason.
  * @module
  */
+import { summarizeTool } from "../tools/mod.ts";
 import { openWorkspace } from "./workspace.ts";
 import { EXIT } from "./errors.ts";
 
@@ -30,7 +31,7 @@ export async function listTools(options: ToolsCommandOptions): Promise<number> {
       action,
       reason,
       aliases: (tool.aliases ?? []).map((a) => typeof a === "string" ? a : a.name),
-      short: tool.short ?? firstSentence(tool.description),
+      short: summarizeTool(tool),
     };
   });
   let text: string;
@@ -54,10 +55,4 @@ export async function listTools(options: ToolsCommandOptions): Promise<number> {
   }
   await Deno.stdout.write(new TextEncoder().encode(text));
   return EXIT.ok;
-}
-
-function firstSentence(text: string): string {
-  const line = text.split("\n").find((l) => l.trim() && !l.startsWith("#")) ?? "";
-  const sentence = line.split(/(?<=\.)\s/)[0] ?? line;
-  return sentence.length > 70 ? sentence.slice(0, 67) + "..." : sentence;
 }

@@ -4,6 +4,7 @@
  * @module
  */
 import type { ReplContext, SlashCommand } from "./context.ts";
+import { agentsCommand } from "./agents_command.ts";
 import { helpCommand, toolsCommand } from "./help_commands.ts";
 import { clearCommand, compactCommand, exitCommand, sessionCommand } from "./session_commands.ts";
 import { configCommand, modeCommand, modelCommand } from "./setting_commands.ts";
@@ -15,6 +16,7 @@ export const COMMANDS: readonly SlashCommand[] = [
   helpCommand,
   toolCommand,
   toolsCommand,
+  agentsCommand,
   modeCommand,
   modelCommand,
   configCommand,

@@ -5,27 +5,8 @@
  */
 import { describeSchema } from "../config/mod.ts";
 import { displayWidth } from "../ui/markdown.ts";
-import type { JsonSchema, Tool } from "../tools/mod.ts";
+import { type JsonSchema, summarizeTool, type Tool } from "../tools/mod.ts";
 import type { ReplContext, SlashCommand } from "./context.ts";
-
-/** Longest one-line summary before it is cut. */
-const SUMMARY_CHARS = 70;
-
-/**
- * A tool's one-line label: its `short`, else the first sentence of its description.
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * const tool = { description: "# grep\nSearch file contents. Returns lines." } as never;
- * assert.equal(summarizeTool(tool), "Search file contents.");
- * ```
- */
-export function summarizeTool(tool: Pick<Tool, "short" | "description">): string {
-  if (tool.short) return tool.short;
-  const line = tool.description.split("\n").find((l) => l.trim() && !l.startsWith("#")) ?? "";
-  const sentence = line.split(/(?<=\.)\s/)[0] ?? line;
-  return sentence.length > SUMMARY_CHARS ? sentence.slice(0, SUMMARY_CHARS - 1) + "…" : sentence;
-}
 
 /** `/help [tool | /command]`. */
 export const helpCommand: SlashCommand = {

@@ -5,4 +5,3 @@
 export { type ReplHost, type ReplTerminal, startRepl } from "./repl.ts";
 export { COMMANDS } from "./commands.ts";
 export type { ReplContext, SlashCommand } from "./context.ts";
-export { summarizeTool } from "./help_commands.ts";

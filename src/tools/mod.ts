@@ -27,5 +27,6 @@ export {
   type ToolResult,
 } from "./registry.ts";
 export { isInside, resolveToolPath } from "./resolve_path.ts";
+export { summarizeTool } from "./summarize_tool.ts";
 export type * from "./types.ts";
 export { validateArgs } from "./validate_args.ts";

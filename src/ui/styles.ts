@@ -48,6 +48,7 @@ export function createStyles(color: boolean): Styles {
 export function wantsColor(stream: { isTerminal(): boolean }): boolean {
   const canReadEnv =
     Deno.permissions.querySync({ name: "env", variable: "NO_COLOR" }).state === "granted";
-  const noColor = canReadEnv && Deno.env.get("NO_COLOR") !== undefined;
+  // no-color.org: only a non-empty NO_COLOR turns colour off.
+  const noColor = canReadEnv && (Deno.env.get("NO_COLOR") ?? "") !== "";
   return !noColor && stream.isTerminal();
 }
