@@ -10,6 +10,7 @@ import {
   type SearchOutcome,
   type SearchRequest,
 } from "./_grep_types.ts";
+import { toRustPattern } from "./_pattern.ts";
 import { SKIPPED_DIRS } from "./_walk.ts";
 
 /** Why ripgrep could not run this search; the built-in engine takes it over. */
@@ -23,7 +24,7 @@ interface RgData {
 
 /**
  * Searches with `rg`. Returns why it could not when `rg` is not installed (or may not be run)
- * or rejects a pattern that JavaScript accepts (look-around, backreferences).
+ * or cannot read a pattern that JavaScript accepts (look-around, backreferences).
  */
 export async function searchRipgrep(
   request: SearchRequest,
@@ -31,6 +32,9 @@ export async function searchRipgrep(
   if (Deno.permissions.querySync({ name: "run", command: "rg" }).state !== "granted") {
     return "missing";
   }
+  // Patterns only JavaScript's legacy mode reads, or with no Rust equivalent, stay built-in.
+  const pattern = request.regex.flags.includes("u") ? toRustPattern(request.regex.source) : null;
+  if (pattern === null) return "pattern";
   const cwd = request.isFile ? dirname(request.target) : request.target;
   const timeout = new AbortController();
   const timer = setTimeout(
@@ -40,7 +44,7 @@ export async function searchRipgrep(
   let child: Deno.ChildProcess;
   try {
     child = new Deno.Command("rg", {
-      args: ripgrepArgs(request),
+      args: ripgrepArgs(request, pattern),
       cwd,
       stdin: "null",
       stdout: "piped",
@@ -72,7 +76,7 @@ export async function searchRipgrep(
  * honoured outside git repositories too, no global gitignore or config file, bytes taken as
  * they are (no BOM sniffing), and the same directories skipped.
  */
-function ripgrepArgs(request: SearchRequest): string[] {
+function ripgrepArgs(request: SearchRequest, pattern: string): string[] {
   const args = [
     "--json",
     "--no-config",
@@ -87,7 +91,7 @@ function ripgrepArgs(request: SearchRequest): string[] {
   // Globs are matched against paths relative to the working directory, which is the target.
   if (request.glob !== undefined && !request.isFile) args.push("--glob", request.glob);
   for (const dir of SKIPPED_DIRS) args.push("--glob", `!${dir}/`);
-  args.push("--regexp", request.pattern, "--", request.isFile ? request.target : ".");
+  args.push("--regexp", pattern, "--", request.isFile ? request.target : ".");
   return args;
 }
 

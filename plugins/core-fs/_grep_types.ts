@@ -14,9 +14,7 @@ export interface SearchRequest {
   /** Whether `target` is a single file (searched even when ignored; `glob` does not apply). */
   isFile: boolean;
   worktree: string;
-  /** The pattern as the model gave it (ripgrep compiles its own). */
-  pattern: string;
-  /** The pattern compiled as the built-in engine and the formatter use it. */
+  /** The pattern as both engines use it (ripgrep gets it translated to its syntax). */
   regex: RegExp;
   ignoreCase: boolean;
   /** Only files whose path relative to `target` matches this glob. */

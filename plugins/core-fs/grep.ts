@@ -10,6 +10,7 @@ import { isMissing } from "./_path_errors.ts";
 import { displayPath } from "./_display.ts";
 import { searchBuiltin } from "./_grep_builtin.ts";
 import { searchRipgrep } from "./_grep_ripgrep.ts";
+import { dropIdentityEscapes } from "./_pattern.ts";
 import type { FileMatches, SearchOutcome, SearchRequest } from "./_grep_types.ts";
 import { pauser, SEARCH_BUDGET_MS } from "./_walk.ts";
 import DESCRIPTION from "./grep.md" with { type: "text" };
@@ -105,7 +106,6 @@ async function grep(
     target,
     isFile: await isFile(target, shownTarget),
     worktree: ctx.worktree,
-    pattern: args.pattern,
     regex: compilePattern(args.pattern, args.ignore_case ?? false),
     ignoreCase: args.ignore_case ?? false,
     glob: args.glob,
@@ -155,16 +155,18 @@ function engineFromEnv(): GrepEngine {
 }
 
 /**
- * Compiles the pattern with the `u` flag when it allows (for `\p{…}` classes), else without,
- * which accepts the looser escapes models write, such as `\-` or `\:`.
+ * Compiles the pattern in Unicode mode (for `\p{…}` classes, and so ripgrep can share it),
+ * first as given, then without the needless escapes models write (`\-`, `\:`); legacy mode
+ * is the last resort.
  */
 function compilePattern(pattern: string, ignoreCase: boolean): RegExp {
   const flags = ignoreCase ? "i" : "";
-  try {
-    return new RegExp(pattern, `u${flags}`);
-  } catch (error) {
-    // Unicode mode refuses some escapes that plain mode accepts: the plain attempt decides.
-    if (!(error instanceof SyntaxError)) throw error;
+  for (const source of [pattern, dropIdentityEscapes(pattern)]) {
+    try {
+      return new RegExp(source, `u${flags}`);
+    } catch (error) {
+      if (!(error instanceof SyntaxError)) throw error;
+    }
   }
   try {
     return new RegExp(pattern, flags);
@@ -253,7 +255,8 @@ function formatMatches(
   }
   if (shown < total) {
     lines.push(
-      `... (showing ${shown} of ${total} matches in ${files.length} files; ` +
+      `... (showing ${shown} of ${total} matches in ${files.length} ` +
+        `${files.length === 1 ? "file" : "files"}; ` +
         `${total - shown} left out: narrow the pattern, the path or the glob)`,
     );
   }

@@ -1,0 +1,343 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { ToolRegistry } from "../../src/tools/mod.ts";
+import {
+  invokeInWorktree,
+  RecordingSink,
+  runTool,
+  type TempWorktree,
+  tempWorktree,
+} from "../../tests/support/worktree.ts";
+import { createGrep, type GrepEngine, grepSpec } from "./grep.ts";
+
+const encoder = new TextEncoder();
+
+/** Whether ripgrep can run here; the comparison tests need it. */
+const hasRipgrep = await (async () => {
+  try {
+    return (await new Deno.Command("rg", { args: ["--version"], stdout: "null" }).output())
+      .success;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return false;
+    throw error;
+  }
+})();
+
+/** A registry holding grep with one engine (and an optional time budget). */
+function grepRegistry(engine: GrepEngine, budgetMs?: number): ToolRegistry {
+  const registry = new ToolRegistry();
+  registry.register(
+    grepSpec,
+    createGrep(budgetMs === undefined ? { engine } : { engine, budgetMs }),
+  );
+  return registry;
+}
+
+const builtin = grepRegistry("builtin");
+const ripgrep = grepRegistry("rg");
+
+/** Sets each file's modification time: the first is newest. */
+async function age(root: string, paths: string[]): Promise<void> {
+  const now = Date.now() / 1000;
+  for (const [i, path] of paths.entries()) {
+    await Deno.utime(join(root, path), now - i * 60, now - i * 60);
+  }
+}
+
+/** Runs grep with both engines and checks they agree; returns the shared text. */
+async function grepBoth(wt: TempWorktree, args: Record<string, unknown>): Promise<string> {
+  const own = await runTool(wt, "grep", args, { registry: builtin });
+  if (hasRipgrep) {
+    assert.equal(await runTool(wt, "grep", args, { registry: ripgrep }), own, JSON.stringify(args));
+  }
+  return own;
+}
+
+Deno.test("grep lists path:line: text, newest files first", async () => {
+  await using wt = await tempWorktree({
+    "src/a.ts": "const x = 1;\nfind(me);\n",
+    "b.md": "find the way\nnothing\nfind again\n",
+  });
+  await age(wt.path, ["b.md", "src/a.ts"]);
+  assert.equal(
+    await grepBoth(wt, { pattern: "find" }),
+    "b.md:1: find the way\nb.md:3: find again\nsrc/a.ts:2: find(me);",
+  );
+});
+
+Deno.test("grep shows context lines and separates groups", async () => {
+  const text = ["one", "two", "hit 3", "four", "five", "six", "seven", "hit 8", "nine"].join("\n");
+  await using wt = await tempWorktree({ "a.txt": text + "\n", "b.txt": "hit\n" });
+  await age(wt.path, ["a.txt", "b.txt"]);
+  assert.equal(
+    await grepBoth(wt, { pattern: "hit", context: 1 }),
+    [
+      "a.txt-2- two",
+      "a.txt:3: hit 3",
+      "a.txt-4- four",
+      "--",
+      "a.txt-7- seven",
+      "a.txt:8: hit 8",
+      "a.txt-9- nine",
+      "--",
+      "b.txt:1: hit",
+    ].join("\n"),
+  );
+});
+
+Deno.test("grep filters by glob, ignores case, and takes a file as path", async () => {
+  await using wt = await tempWorktree({
+    "src/a.ts": "Alpha\n",
+    "src/b.py": "alpha\n",
+    "docs/c.ts": "ALPHA\n",
+  });
+  await age(wt.path, ["src/a.ts", "src/b.py", "docs/c.ts"]);
+  assert.equal(
+    await grepBoth(wt, { pattern: "alpha", ignore_case: true, glob: "*.ts" }),
+    "src/a.ts:1: Alpha\ndocs/c.ts:1: ALPHA",
+  );
+  assert.equal(await grepBoth(wt, { pattern: "alpha", glob: "src/*" }), "src/b.py:1: alpha");
+  assert.equal(
+    await grepBoth(wt, { pattern: "a", path: "docs/c.ts" }),
+    '(no matches for "a" in docs/c.ts)',
+  );
+  assert.equal(
+    await runTool(wt, "find", { query: "ALPHA", path: "docs/c.ts" }),
+    "docs/c.ts:1: ALPHA",
+  );
+});
+
+Deno.test("grep honours .gitignore and skips binary files, .git and node_modules", async () => {
+  await using wt = await tempWorktree({
+    ".gitignore": "build/\n*.min.js\n",
+    "build/gen.ts": "needle\n",
+    "app.min.js": "needle\n",
+    "src/.gitignore": "secret_*\n!secret_ok.ts\n",
+    "src/secret_x.ts": "needle\n",
+    "src/secret_ok.ts": "needle\n",
+    ".git/config": "needle\n",
+    "node_modules/m/i.js": "needle\n",
+    "bin.dat": encoder.encode("needle\0\x01\x02"),
+    ".hidden/h.ts": "needle\n",
+  });
+  await age(wt.path, ["src/secret_ok.ts", ".hidden/h.ts"]);
+  assert.equal(
+    await grepBoth(wt, { pattern: "needle" }),
+    "src/secret_ok.ts:1: needle\n.hidden/h.ts:1: needle",
+  );
+  // A folder named in path is searched even when .gitignore excludes it.
+  assert.equal(await grepBoth(wt, { pattern: "needle", path: "build" }), "build/gen.ts:1: needle");
+});
+
+Deno.test("grep returns a note when nothing matches", async () => {
+  await using wt = await tempWorktree({ "a.txt": "abc\n" });
+  const sink = new RecordingSink();
+  const outcome = await invokeInWorktree(wt, "grep", { pattern: "zzz" }, { sink });
+  assert.equal(outcome.output, '(no matches for "zzz")');
+  const result = sink.events.find((e) => e.type === "tool_result");
+  assert.equal(result?.type === "tool_result" && result.is_note, true);
+});
+
+Deno.test("grep explains an invalid regular expression", async () => {
+  await using wt = await tempWorktree({ "a.txt": "f(x)\n" });
+  assert.equal(
+    await runTool(wt, "grep", { pattern: "f(x" }),
+    'Error: Cannot search for "f(x": it is not a valid regular expression (Unterminated ' +
+      "group): escape ( ) [ ] { } . * + ? | \\ with a backslash to match them literally, or " +
+      "fix the syntax",
+  );
+  assert.equal(await runTool(wt, "grep", { pattern: "f\\(x" }), "a.txt:1: f(x)");
+});
+
+Deno.test("grep caps the matches and says how many were left out", async () => {
+  const text = Array.from({ length: 300 }, (_, i) => `match ${i + 1}`).join("\n") + "\n";
+  await using wt = await tempWorktree({ "a.txt": text });
+  const lines = (await grepBoth(wt, { pattern: "match" })).split("\n");
+  assert.equal(lines.length, 201);
+  assert.equal(lines[199], "a.txt:200: match 200");
+  assert.equal(
+    lines[200],
+    "... (showing 200 of 300 matches in 1 file; 100 left out: narrow the pattern, the path " +
+      "or the glob)",
+  );
+});
+
+Deno.test("grep returns partial results with a note when its time budget runs out", async () => {
+  await using wt = await tempWorktree({ "a.txt": "x\n" });
+  assert.equal(
+    await runTool(wt, "grep", { pattern: "x" }, { registry: grepRegistry("builtin", 0) }),
+    '(no matches for "x" in the part searched: the search stopped after 0 s: narrow the ' +
+      "path or add a glob)",
+  );
+});
+
+Deno.test("grep does not follow symlinks, and asks before searching one that leads outside", async () => {
+  await using outside = await tempWorktree({ "secret.txt": "needle\n" });
+  await using wt = await tempWorktree({ "a.txt": "needle\n" });
+  await Deno.symlink(outside.path, join(wt.path, "out"));
+  await Deno.symlink(join(outside.path, "secret.txt"), join(wt.path, "s.txt"));
+  assert.equal(await grepBoth(wt, { pattern: "needle" }), "a.txt:1: needle");
+  assert.equal(
+    await runTool(wt, "grep", { pattern: "needle", path: "out" }, { headless: "no" }),
+    "Error: grep needs confirmation (outside worktree) and this headless run cannot ask: " +
+      "it was denied; continue without it (the operator can rerun with --yes)",
+  );
+  assert.equal(
+    await runTool(wt, "grep", { pattern: "needle", path: "out" }, { headless: "yes" }),
+    `${join(outside.path, "secret.txt")}:1: needle`,
+  );
+});
+
+Deno.test("grep engines give identical text on awkward files", async () => {
+  const long = "x".repeat(600) + " needle " + "y".repeat(600);
+  await using wt = await tempWorktree({
+    "crlf.txt": "a\r\nneedle one\r\nb\r\n",
+    "latin.txt": new Uint8Array([...encoder.encode("needle "), 0xe9, 0xff, 0x0a]),
+    "long.txt": `${long}\n`,
+    "bom.ts": "\uFEFFneedle first\nsecond needle\n",
+    "notrail.txt": "x\nneedle last",
+    "empty.txt": "",
+    "blank.txt": "\n\n\nneedle\n\n",
+    "deep/a/b/c.ts": "Needle needle NEEDLE\n",
+    "unicode.txt": "naïve needle ☃\n",
+  });
+  await age(wt.path, [
+    "crlf.txt",
+    "latin.txt",
+    "long.txt",
+    "bom.ts",
+    "notrail.txt",
+    "empty.txt",
+    "blank.txt",
+    "deep/a/b/c.ts",
+    "unicode.txt",
+  ]);
+  const expected = [
+    "crlf.txt:2: needle one",
+    "latin.txt:1: needle \uFFFD\uFFFD",
+    `long.txt:1: ...${"x".repeat(79)} needle ${"y".repeat(213)}...`,
+    "bom.ts:1: needle first",
+    "bom.ts:2: second needle",
+    "notrail.txt:2: needle last",
+    "blank.txt:4: needle",
+    "deep/a/b/c.ts:1: Needle needle NEEDLE",
+    "unicode.txt:1: naïve needle ☃",
+  ];
+  assert.equal(await grepBoth(wt, { pattern: "needle" }), expected.join("\n"));
+  const patterns = [
+    { pattern: "needle", context: 2 },
+    { pattern: "NEEDLE", ignore_case: true },
+    { pattern: "^needle" },
+    { pattern: "needle$" },
+    { pattern: "^$" },
+    { pattern: "\\bneed\\w+" },
+    { pattern: "n[a-z]+e", glob: "**/*.ts" },
+    { pattern: "é|☃" },
+    { pattern: "x*" },
+  ];
+  for (const args of patterns) await grepBoth(wt, args);
+});
+
+Deno.test("grep engines agree on JavaScript regex meaning where Rust's differs", async () => {
+  await using wt = await tempWorktree({
+    "a.txt": [
+      "digits 123 and \u0663\u0664",
+      "café naïve",
+      "nbsp\u00a0here",
+      "\ufeffbom inside",
+      "cr\rinside",
+      "path/to-file: ok",
+      "set [a] && ~x",
+      "ȧccent Ünïcode",
+      "",
+    ].join("\n"),
+  });
+  const patterns = [
+    "\\d+",
+    "\\w+é",
+    "\\bna",
+    "ïve\\b",
+    "nbsp\\shere",
+    "^\\s*bom",
+    "cr.inside",
+    "to\\-file\\:",
+    "path\\/to",
+    "(?<word>ok)",
+    "[a[]",
+    "[&~]+",
+    "\\u00e9",
+    "\\u{EF}",
+    "\\p{Lu}\\p{Ll}+",
+    "[\\d\\s]{2}",
+    "\\D\\W",
+  ];
+  for (const pattern of patterns) await grepBoth(wt, { pattern });
+  for (const pattern of ["É", "ünï", "CAFÉ"]) {
+    await grepBoth(wt, { pattern, ignore_case: true });
+  }
+  assert.equal(await grepBoth(wt, { pattern: "\\d\\d" }), "a.txt:1: digits 123 and \u0663\u0664");
+  assert.equal(await grepBoth(wt, { pattern: "to\\-file" }), "a.txt:6: path/to-file: ok");
+});
+
+Deno.test("grep engines agree past the chunk size, with context across chunk ends", async () => {
+  await using wt = await tempWorktree();
+  // 100-byte lines: the first 8 MB chunk ends after line 83,886.
+  const count = 90_000;
+  const hits = new Set([1, 83_885, 83_887, 83_888, count]);
+  const lines = Array.from({ length: count }, (_, i) => {
+    const tag = hits.has(i + 1) ? "HIT" : "---";
+    return `${tag} ${String(i + 1).padStart(8, "0")} `.padEnd(99, ".");
+  });
+  await wt.write("big.txt", lines.join("\n") + "\n");
+  const out = await grepBoth(wt, { pattern: "HIT", context: 2 });
+  const show = (n: number) =>
+    `big.txt${hits.has(n) ? ":" : "-"}${n}${hits.has(n) ? ":" : "-"} ` +
+    lines[n - 1];
+  assert.equal(
+    out,
+    [
+      show(1),
+      show(2),
+      show(3),
+      "--",
+      ...[83_883, 83_884, 83_885, 83_886, 83_887, 83_888, 83_889, 83_890].map(show),
+      "--",
+      show(count - 2),
+      show(count - 1),
+      show(count),
+    ].join("\n"),
+  );
+});
+
+Deno.test("grep engines agree on a tree large enough for worker threads", async () => {
+  await using wt = await tempWorktree();
+  for (let i = 0; i < 2100; i++) {
+    const body = i % 7 === 0 ? `line\nneedle ${i}\n` : "line\nother\n";
+    await wt.write(`d${i % 10}/f${i}.txt`, body);
+  }
+  const out = await grepBoth(wt, { pattern: "needle \\d+" });
+  assert.equal(out.split("\n").length, 201);
+  assert.match(out.split("\n")[200]!, /^\.\.\. \(showing 200 of 300 matches in 300 files; /);
+});
+
+Deno.test("grep falls back to the built-in engine for patterns ripgrep rejects", async () => {
+  await using wt = await tempWorktree({ "a.txt": "foobar\nfoobaz\n" });
+  assert.equal(await grepBoth(wt, { pattern: "foo(?=bar)" }), "a.txt:1: foobar");
+  assert.equal(await grepBoth(wt, { pattern: "(o)\\1" }), "a.txt:1: foobar\na.txt:2: foobaz");
+});
+
+Deno.test("grep refuses an unknown REPLIO_GREP_ENGINE", async () => {
+  await using wt = await tempWorktree({ "a.txt": "x\n" });
+  const main = new URL("../../main.ts", import.meta.url).pathname;
+  const { code, stdout } = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--no-prompt", main, "tool", "grep", '{"pattern":"x"}', "--path", wt.path],
+    env: { REPLIO_GREP_ENGINE: "fast", NO_COLOR: "1" },
+    stderr: "null",
+  }).output();
+  assert.equal(code, 1);
+  assert.equal(
+    new TextDecoder().decode(stdout),
+    'Error: Cannot pick a grep engine: REPLIO_GREP_ENGINE is "fast": set it to builtin, rg ' +
+      "or auto\n",
+  );
+});
