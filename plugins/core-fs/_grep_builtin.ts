@@ -42,7 +42,7 @@ export async function searchBuiltin(request: SearchRequest): Promise<SearchOutco
   } else {
     const walk = await walkFiles({ root: target, worktree: request.worktree, signal, deadline });
     complete = walk.complete;
-    const isMatch = request.glob === undefined ? null : compileGlob(request.glob);
+    const isMatch = request.glob === undefined ? null : await compileGlob(request.glob);
     files = isMatch ? walk.files.filter((f) => isMatch(f.rel)) : walk.files;
   }
   const spec = {

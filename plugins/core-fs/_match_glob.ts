@@ -2,7 +2,6 @@
  * The glob dialect glob and grep share: gitignore-like, as ripgrep's `--glob` reads it.
  * @module
  */
-import picomatch from "picomatch";
 
 /**
  * A matcher for `/`-separated paths relative to the searched folder. A pattern without `/`
@@ -10,12 +9,14 @@ import picomatch from "picomatch";
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * assert.equal(compileGlob("*.ts")("src/a.ts"), true);
- * assert.equal(compileGlob("src/*.ts")("src/sub/a.ts"), false);
- * assert.equal(compileGlob("src/**\/*.ts")("src/sub/a.ts"), true);
+ * assert.equal((await compileGlob("*.ts"))("src/a.ts"), true);
+ * assert.equal((await compileGlob("src/*.ts"))("src/sub/a.ts"), false);
+ * assert.equal((await compileGlob("src/**\/*.ts"))("src/sub/a.ts"), true);
  * ```
  */
-export function compileGlob(pattern: string): (rel: string) => boolean {
+export async function compileGlob(pattern: string): Promise<(rel: string) => boolean> {
+  // Loaded on first use, like every package a tool needs only when it runs.
+  const { default: picomatch } = await import("picomatch");
   const anchored = pattern.replace(/^\.?\//, "");
   const isMatch: (path: string) => boolean = picomatch(anchored, {
     dot: true,

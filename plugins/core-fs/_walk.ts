@@ -3,7 +3,7 @@
  * read them, the skipped directories, symlinks left alone, and a time budget.
  * @module
  */
-import ignore, { type Ignore } from "ignore";
+import type { Ignore } from "ignore";
 import { join, relative, sep } from "node:path";
 
 /**
@@ -76,15 +76,19 @@ interface DirRules {
  */
 export async function walkFiles(options: WalkOptions): Promise<WalkResult> {
   const { root, signal, deadline } = options;
+  // Loaded on first use: importing the package costs tens of milliseconds at start-up.
+  const { default: ignore } = await import("ignore");
+  const readRules = (dir: string, entries: readonly Deno.DirEntry[] | null) =>
+    readDirRules(dir, entries, ignore);
   const files: WalkedFile[] = [];
-  const pending = [{ dir: root, rel: "", rules: ancestorRules(root, options.worktree) }];
+  const pending = [{ dir: root, rel: "", rules: ancestorRules(root, options.worktree, readRules) }];
   const pause = pauser(signal);
   while (pending.length > 0) {
     await pause();
     if (performance.now() > deadline) return { files, complete: false };
     const { dir, rel, rules } = pending.pop()!;
     const entries = readEntries(dir);
-    const own = readDirRules(dir, entries);
+    const own = readRules(dir, entries);
     const active = own ? [...rules, own] : rules;
     for (const entry of entries) {
       if (entry.isSymlink || (!entry.isFile && !entry.isDirectory)) continue;
@@ -137,13 +141,17 @@ function isIgnored(rules: readonly DirRules[], path: string, isDir: boolean): bo
  * worktree's `.gitignore`. A root those rules exclude was asked for by name, and is searched
  * as if they did not exist (ripgrep does the same).
  */
-function ancestorRules(root: string, worktree: string): DirRules[] {
+function ancestorRules(
+  root: string,
+  worktree: string,
+  readRules: (dir: string, entries: null) => DirRules | null,
+): DirRules[] {
   const rel = relative(worktree, root);
   if (rel === "" || rel.startsWith("..") || rel.startsWith(sep)) return [];
   const rules: DirRules[] = [];
   let dir = worktree;
   for (const part of rel.split(sep)) {
-    const own = readDirRules(dir, null);
+    const own = readRules(dir, null);
     if (own) rules.push(own);
     dir = join(dir, part);
   }
@@ -163,7 +171,11 @@ function readEntries(dir: string): Deno.DirEntry[] {
 }
 
 /** The ignore rules `dir` holds; `entries` (when known) saves reading files that are absent. */
-function readDirRules(dir: string, entries: readonly Deno.DirEntry[] | null): DirRules | null {
+function readDirRules(
+  dir: string,
+  entries: readonly Deno.DirEntry[] | null,
+  ignore: () => Ignore,
+): DirRules | null {
   const has = (name: string) => entries === null || entries.some((e) => e.name === name);
   const sources = [
     ...(has(".git") ? [join(dir, ".git", "info", "exclude")] : []),

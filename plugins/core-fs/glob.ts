@@ -63,7 +63,7 @@ async function findFiles(args: GlobArgs, ctx: ToolContext, budgetMs: number): Pr
   const root = await ctx.resolvePath(args.path ?? ".", "read");
   const shownRoot = displayPath(root, ctx.worktree);
   await assertDirectory(root, shownRoot);
-  const isMatch = compileGlob(relativePattern(args.pattern, root));
+  const isMatch = await compileGlob(relativePattern(args.pattern, root));
   const walk = await walkFiles({
     root,
     worktree: ctx.worktree,
