@@ -13,8 +13,11 @@ import {
 import { toRustPattern } from "./_pattern.ts";
 import { SKIPPED_DIRS } from "./_walk.ts";
 
-/** Why ripgrep could not run this search; the built-in engine takes it over. */
-export type RipgrepUnavailable = "missing" | "pattern";
+/**
+ * Why ripgrep could not run this search, and the built-in engine takes it over: `rg` is not
+ * there, or it refused the pattern (look-around, backreferences) or its flags (an old `rg`).
+ */
+export type RipgrepUnavailable = "missing" | "unsupported";
 
 /** A `--json` message's path or line: UTF-8 text, or base64 bytes when it is not UTF-8. */
 interface RgData {
@@ -23,8 +26,7 @@ interface RgData {
 }
 
 /**
- * Searches with `rg`. Returns why it could not when `rg` is not installed (or may not be run)
- * or cannot read a pattern that JavaScript accepts (look-around, backreferences).
+ * Searches with `rg`, or says why it could not.
  */
 export async function searchRipgrep(
   request: SearchRequest,
@@ -34,7 +36,7 @@ export async function searchRipgrep(
   }
   // Patterns only JavaScript's legacy mode reads, or with no Rust equivalent, stay built-in.
   const pattern = request.regex.flags.includes("u") ? toRustPattern(request.regex.source) : null;
-  if (pattern === null) return "pattern";
+  if (pattern === null) return "unsupported";
   const cwd = request.isFile ? dirname(request.target) : request.target;
   const timeout = new AbortController();
   const timer = setTimeout(
@@ -48,7 +50,7 @@ export async function searchRipgrep(
       cwd,
       stdin: "null",
       stdout: "piped",
-      stderr: "piped",
+      stderr: "null",
       signal: AbortSignal.any([request.signal, timeout.signal]),
     }).spawn();
   } catch (error) {
@@ -57,14 +59,12 @@ export async function searchRipgrep(
     throw error;
   }
   try {
-    const stderr = new Response(child.stderr).text();
-    const files = await parseJsonLines(child.stdout, cwd, request.context);
+    const { files, isFinished } = await parseJsonLines(child.stdout, cwd, request.context);
     const status = await child.status;
-    const message = await stderr;
     request.signal.throwIfAborted();
-    if (status.code === 2 && /regex parse error|error parsing regex/i.test(message)) {
-      return "pattern";
-    }
+    // Exit 2 before any search (no summary) is an error about the pattern or the flags; exit 2
+    // after one means some files could not be read, and the rest stands.
+    if (status.code === 2 && !isFinished && !timeout.signal.aborted) return "unsupported";
     return { files, complete: !timeout.signal.aborted };
   } finally {
     clearTimeout(timer);
@@ -103,9 +103,10 @@ async function parseJsonLines(
   stdout: ReadableStream<Uint8Array>,
   cwd: string,
   context: number,
-): Promise<FileMatches[]> {
+): Promise<{ files: FileMatches[]; isFinished: boolean }> {
   const files: FileMatches[] = [];
   let current: FileMatches | null = null;
+  let isFinished = false;
   const take = (line: string) => {
     if (line.startsWith('{"type":"match"')) {
       if (current === null) return;
@@ -138,6 +139,9 @@ async function parseJsonLines(
         files.push(current);
       }
       current = null;
+    } else if (line.startsWith('{"type":"summary"') || line.endsWith('"type":"summary"}')) {
+      // The summary ends a run that searched; its keys come in no fixed order.
+      isFinished = true;
     }
   };
   let rest = "";
@@ -158,7 +162,7 @@ async function parseJsonLines(
     }
   }
   take(rest + decoder.decode());
-  return files;
+  return { files, isFinished };
 }
 
 function lineText(data: RgData): string {

@@ -326,18 +326,38 @@ Deno.test("grep falls back to the built-in engine for patterns ripgrep rejects",
   assert.equal(await grepBoth(wt, { pattern: "(o)\\1" }), "a.txt:1: foobar\na.txt:2: foobaz");
 });
 
-Deno.test("grep refuses an unknown REPLIO_GREP_ENGINE", async () => {
-  await using wt = await tempWorktree({ "a.txt": "x\n" });
+/** Runs `replio tool grep` in a child process with `env`; returns its exit code and stdout. */
+async function grepInChild(
+  wt: TempWorktree,
+  env: Record<string, string>,
+): Promise<{ code: number; stdout: string }> {
   const main = new URL("../../main.ts", import.meta.url).pathname;
   const { code, stdout } = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "--no-prompt", main, "tool", "grep", '{"pattern":"x"}', "--path", wt.path],
-    env: { REPLIO_GREP_ENGINE: "fast", NO_COLOR: "1" },
+    env: { NO_COLOR: "1", ...env },
     stderr: "null",
   }).output();
-  assert.equal(code, 1);
-  assert.equal(
-    new TextDecoder().decode(stdout),
-    'Error: Cannot pick a grep engine: REPLIO_GREP_ENGINE is "fast": set it to builtin, rg ' +
-      "or auto\n",
-  );
+  return { code, stdout: new TextDecoder().decode(stdout) };
+}
+
+Deno.test("grep refuses an unknown REPLIO_GREP_ENGINE", async () => {
+  await using wt = await tempWorktree({ "a.txt": "x\n" });
+  assert.deepEqual(await grepInChild(wt, { REPLIO_GREP_ENGINE: "fast" }), {
+    code: 1,
+    stdout: 'Error: Cannot pick a grep engine: REPLIO_GREP_ENGINE is "fast": set it to ' +
+      "builtin, rg or auto\n",
+  });
+});
+
+Deno.test("grep says so when REPLIO_GREP_ENGINE=rg and rg is not on PATH, and falls back on auto", async () => {
+  await using wt = await tempWorktree({ "a.txt": "x\n" });
+  assert.deepEqual(await grepInChild(wt, { REPLIO_GREP_ENGINE: "rg", PATH: "/nonexistent" }), {
+    code: 1,
+    stdout: 'Error: Cannot search with ripgrep: "rg" is not on PATH or may not be run: install ' +
+      "ripgrep, or unset REPLIO_GREP_ENGINE\n",
+  });
+  assert.deepEqual(await grepInChild(wt, { PATH: "/nonexistent" }), {
+    code: 0,
+    stdout: "a.txt:1: x\n",
+  });
 });
