@@ -67,12 +67,14 @@ export async function searchBuiltin(request: SearchRequest): Promise<SearchOutco
       }
       for (const path of batch) {
         await tools.pause();
+        if (performance.now() > deadline) {
+          // Batches still queued (and the rest of this one) are left unsearched.
+          batches.length = 0;
+          complete = false;
+          break;
+        }
         const matches = await searchFile(path, tools);
         if (matches) found.push(matches);
-      }
-      if (performance.now() > deadline && batches.length > 0) {
-        batches.length = 0;
-        complete = false;
       }
     }
   } finally {

@@ -7,14 +7,13 @@ import { isAbsolute, relative } from "node:path";
 import type { ToolContext, ToolHandler, ToolSpec } from "../../src/plugins/api.ts";
 import { isMissing } from "./_path_errors.ts";
 import { displayPath } from "./_display.ts";
+import { newestFirst } from "./_newest_first.ts";
 import { compileGlob } from "./_match_glob.ts";
-import { SEARCH_BUDGET_MS, type WalkedFile, walkFiles } from "./_walk.ts";
+import { SEARCH_BUDGET_MS, walkFiles } from "./_walk.ts";
 import DESCRIPTION from "./glob.md" with { type: "text" };
 
 /** Paths listed before the rest are summarised: enough to choose from, short in context. */
 const MAX_RESULTS = 200;
-/** Files stat'ed at once when sorting by modification time. */
-const STAT_CONCURRENCY = 16;
 
 const parameters = Type.Object({
   pattern: Type.String({
@@ -118,25 +117,4 @@ async function assertDirectory(dir: string, shown: string): Promise<void> {
       `Cannot glob in "${shown}": it is a file: set path to a folder, or use file_read`,
     );
   }
-}
-
-/** Sorts by modification time, newest first, then by path; a file gone meanwhile is dropped. */
-async function newestFirst(files: WalkedFile[], signal: AbortSignal): Promise<WalkedFile[]> {
-  const dated: { file: WalkedFile; mtime: number }[] = [];
-  for (let i = 0; i < files.length; i += STAT_CONCURRENCY) {
-    signal.throwIfAborted();
-    await Promise.all(
-      files.slice(i, i + STAT_CONCURRENCY).map(async (file) => {
-        try {
-          dated.push({ file, mtime: (await Deno.stat(file.path)).mtime?.getTime() ?? 0 });
-        } catch (error) {
-          if (!(error instanceof Deno.errors.NotFound)) throw error;
-        }
-      }),
-    );
-  }
-  dated.sort((a, b) =>
-    b.mtime - a.mtime || (a.file.rel < b.file.rel ? -1 : a.file.rel > b.file.rel ? 1 : 0)
-  );
-  return dated.map((d) => d.file);
 }

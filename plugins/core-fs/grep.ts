@@ -8,11 +8,12 @@ import { type Static, Type } from "@sinclair/typebox";
 import type { ToolContext, ToolHandler, ToolSpec } from "../../src/plugins/api.ts";
 import { isMissing } from "./_path_errors.ts";
 import { displayPath } from "./_display.ts";
+import { newestFirst } from "./_newest_first.ts";
 import { searchBuiltin } from "./_grep_builtin.ts";
 import { searchRipgrep } from "./_grep_ripgrep.ts";
 import { dropIdentityEscapes } from "./_pattern.ts";
 import type { FileMatches, SearchOutcome, SearchRequest } from "./_grep_types.ts";
-import { pauser, SEARCH_BUDGET_MS } from "./_walk.ts";
+import { SEARCH_BUDGET_MS } from "./_walk.ts";
 import DESCRIPTION from "./grep.md" with { type: "text" };
 
 /** Matched lines shown before the rest are counted: enough to act on, short in context. */
@@ -189,27 +190,6 @@ async function isFile(target: string, shown: string): Promise<boolean> {
       `Cannot search "${shown}": no such file or folder: check the path with list_dir`,
     );
   }
-}
-
-/**
- * Sorts by modification time, newest first, then by path; a file gone meanwhile is dropped.
- * Synchronous stats: thousands of async ones cost more than the search when many files match.
- */
-async function newestFirst(files: FileMatches[], signal: AbortSignal): Promise<FileMatches[]> {
-  const pause = pauser(signal);
-  const dated: { file: FileMatches; mtime: number }[] = [];
-  for (const file of files) {
-    await pause();
-    try {
-      dated.push({ file, mtime: file.mtime ?? Deno.statSync(file.path).mtime?.getTime() ?? 0 });
-    } catch (error) {
-      if (!(error instanceof Deno.errors.NotFound)) throw error;
-    }
-  }
-  dated.sort((a, b) =>
-    b.mtime - a.mtime || (a.file.path < b.file.path ? -1 : a.file.path > b.file.path ? 1 : 0)
-  );
-  return dated.map((d) => d.file);
 }
 
 /**
