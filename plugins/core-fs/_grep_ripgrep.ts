@@ -1,6 +1,6 @@
 /**
- * grep's ripgrep engine: `rg --json` with the flags that make it walk, ignore and decode files
- * exactly as the built-in engine does, parsed into the same matches.
+ * grep's ripgrep engine: `rg` run with the flags that make it walk, ignore and decode files
+ * exactly as the built-in engine does, its output parsed into the same matches.
  * @module
  */
 import { dirname, resolve } from "node:path";
@@ -10,8 +10,12 @@ import {
   type SearchOutcome,
   type SearchRequest,
 } from "./_grep_types.ts";
+import { isMissing } from "./_path_errors.ts";
 import { toRustPattern } from "./_pattern.ts";
 import { SKIPPED_DIRS } from "./_walk.ts";
+
+/** Bytes of output read at a time. */
+const READ_BYTES = 1 << 20;
 
 /**
  * Why ripgrep could not run this search, and the built-in engine takes it over: `rg` is not
@@ -19,15 +23,7 @@ import { SKIPPED_DIRS } from "./_walk.ts";
  */
 export type RipgrepUnavailable = "missing" | "unsupported";
 
-/** A `--json` message's path or line: UTF-8 text, or base64 bytes when it is not UTF-8. */
-interface RgData {
-  text?: string;
-  bytes?: string;
-}
-
-/**
- * Searches with `rg`, or says why it could not.
- */
+/** Searches with `rg`, or says why it could not. */
 export async function searchRipgrep(
   request: SearchRequest,
 ): Promise<SearchOutcome | RipgrepUnavailable> {
@@ -59,12 +55,12 @@ export async function searchRipgrep(
     throw error;
   }
   try {
-    const { files, isFinished } = await parseJsonLines(child.stdout, cwd, request.context);
+    const { files, isEmpty } = await parseOutput(child.stdout, cwd, request.context);
     const status = await child.status;
     request.signal.throwIfAborted();
-    // Exit 2 before any search (no summary) is an error about the pattern or the flags; exit 2
-    // after one means some files could not be read, and the rest stands.
-    if (status.code === 2 && !isFinished && !timeout.signal.aborted) return "unsupported";
+    // Exit 2 with no output is an error about the pattern or the flags; exit 2 with output
+    // means some files could not be read, and the rest stands.
+    if (status.code === 2 && isEmpty && !timeout.signal.aborted) return "unsupported";
     return { files, complete: !timeout.signal.aborted };
   } finally {
     clearTimeout(timer);
@@ -74,17 +70,24 @@ export async function searchRipgrep(
 /**
  * Flags that line ripgrep up with the built-in engine: hidden files searched, `.gitignore`
  * honoured outside git repositories too, no global gitignore or config file, bytes taken as
- * they are (no BOM sniffing), and the same directories skipped.
+ * they are (no BOM sniffing), and the same directories skipped. Output is one line per
+ * match or context line, `path NUL number : text` (`-` for context): several times smaller
+ * and cheaper to read than `--json`.
  */
 function ripgrepArgs(request: SearchRequest, pattern: string): string[] {
   const args = [
-    "--json",
     "--no-config",
     "--hidden",
     "--no-require-git",
     "--no-ignore-global",
     "--encoding",
     "none",
+    "--null",
+    "--with-filename",
+    "--line-number",
+    "--no-heading",
+    "--color",
+    "never",
     request.ignoreCase ? "--ignore-case" : "--case-sensitive",
   ];
   if (request.context > 0) args.push("--context", String(request.context));
@@ -96,62 +99,66 @@ function ripgrepArgs(request: SearchRequest, pattern: string): string[] {
 }
 
 /**
- * Reads `rg --json` output. Messages past a file's storage cap are only counted, by their
- * prefix, since ripgrep prints one file's messages together and parsing them would dominate.
+ * Reads ripgrep's output as it comes. ripgrep prints each file's lines together, so a file
+ * ends where the next begins; lines past a file's storage cap are only counted. A line with
+ * no NUL is a `--` between groups or a note that the file turned out to be binary (a NUL past
+ * its first match), and such a file is dropped, as the built-in engine drops it.
  */
-async function parseJsonLines(
+async function parseOutput(
   stdout: ReadableStream<Uint8Array>,
   cwd: string,
   context: number,
-): Promise<{ files: FileMatches[]; isFinished: boolean }> {
+): Promise<{ files: FileMatches[]; isEmpty: boolean }> {
   const files: FileMatches[] = [];
+  const binary = new Set<FileMatches>();
   let current: FileMatches | null = null;
-  let isFinished = false;
+  let currentName = "";
+  let isEmpty = true;
   const take = (line: string) => {
-    if (line.startsWith('{"type":"match"')) {
-      if (current === null) return;
+    const nul = line.indexOf("\0");
+    if (nul === -1) {
+      if (current !== null && line.startsWith(`${currentName}: `)) binary.add(current);
+      return;
+    }
+    const name = line.slice(0, nul);
+    if (current === null || name !== currentName) {
+      const path = resolve(cwd, name);
+      const mtime = mtimeOf(path);
+      current = { path, lines: new Map(), matched: [], matchCount: 0 };
+      if (mtime !== null) current.mtime = mtime;
+      currentName = name;
+      files.push(current);
+    }
+    let at = nul + 1;
+    while (line.charCodeAt(at) >= 48 && line.charCodeAt(at) <= 57) at++;
+    const number = Number(line.slice(nul + 1, at));
+    const text = line.slice(at + 1);
+    if (line[at] === ":") {
       current.matchCount++;
       if (current.matched.length >= MAX_STORED_MATCHES) return;
-      const data = JSON.parse(line).data;
-      current.matched.push(data.line_number);
-      current.lines.set(data.line_number, lineText(data.lines));
-    } else if (line.startsWith('{"type":"context"')) {
-      if (current === null) return;
-      const data = JSON.parse(line).data;
-      const lastStored = current.matched.at(-1) ?? 0;
-      if (current.matched.length < MAX_STORED_MATCHES || data.line_number <= lastStored + context) {
-        current.lines.set(data.line_number, lineText(data.lines));
-      }
-    } else if (line.startsWith('{"type":"begin"')) {
-      const data = JSON.parse(line).data;
-      current = {
-        path: resolve(cwd, decodeData(data.path)),
-        lines: new Map(),
-        matched: [],
-        matchCount: 0,
-      };
-    } else if (line.startsWith('{"type":"end"')) {
-      // ripgrep stops at a NUL byte and says so here; such a file is dropped, as the built-in
-      // engine drops it.
-      if (
-        current !== null && current.matchCount > 0 && JSON.parse(line).data.binary_offset === null
-      ) {
-        files.push(current);
-      }
-      current = null;
-    } else if (line.startsWith('{"type":"summary"') || line.endsWith('"type":"summary"}')) {
-      // The summary ends a run that searched; its keys come in no fixed order.
-      isFinished = true;
+      current.matched.push(number);
+      current.lines.set(number, text);
+    } else if (
+      current.matched.length < MAX_STORED_MATCHES || number <= current.matched.at(-1)! + context
+    ) {
+      current.lines.set(number, text);
     }
   };
   let rest = "";
   const decoder = new TextDecoder();
+  // A reader with a large buffer of its own takes what the pipe holds in few reads; the
+  // default one hands over many small chunks, each costly in the stream machinery.
+  const reader = stdout.getReader({ mode: "byob" });
+  let buffer = new ArrayBuffer(READ_BYTES);
   try {
-    for await (const chunk of stdout) {
-      const text = rest + decoder.decode(chunk, { stream: true });
-      const lines = text.split("\n");
+    while (true) {
+      const { value, done } = await reader.read(new Uint8Array(buffer));
+      if (done || value === undefined) break;
+      isEmpty = false;
+      const lines = (rest + decoder.decode(value, { stream: true })).split("\n");
       rest = lines.pop()!;
       for (const line of lines) take(line);
+      buffer = value.buffer as ArrayBuffer;
     }
   } catch (error) {
     // The stream errors when the process is killed at the deadline; what was read stands.
@@ -161,17 +168,19 @@ async function parseJsonLines(
       throw error;
     }
   }
-  take(rest + decoder.decode());
-  return { files, isFinished };
+  // Output ends with a line break; anything after the last one was cut off by a kill.
+  return { files: files.filter((f) => f.matchCount > 0 && !binary.has(f)), isEmpty };
 }
 
-function lineText(data: RgData): string {
-  return decodeData(data).replace(/\n$/, "");
-}
-
-function decodeData(data: RgData): string {
-  if (data.text !== undefined) return data.text;
-  const binary = atob(data.bytes ?? "");
-  const bytes = Uint8Array.from(binary, (c) => c.charCodeAt(0));
-  return new TextDecoder().decode(bytes);
+/**
+ * A file's modification time, read while ripgrep is still searching so that the sort after it
+ * has nothing left to stat; null when the file is gone (the sort then drops it).
+ */
+function mtimeOf(path: string): number | null {
+  try {
+    return Deno.statSync(path).mtime?.getTime() ?? 0;
+  } catch (error) {
+    if (isMissing(error)) return null;
+    throw error;
+  }
 }

@@ -200,6 +200,8 @@ Deno.test("grep engines give identical text on awkward files", async () => {
     "blank.txt": "\n\n\nneedle\n\n",
     "deep/a/b/c.ts": "Needle needle NEEDLE\n",
     "unicode.txt": "naïve needle ☃\n",
+    // A NUL far past the first match: ripgrep has printed the match before it sees the NUL.
+    "late.bin": `needle early\n${"z".repeat(200_000)}\n\0 needle\n`,
   });
   await age(wt.path, [
     "crlf.txt",
@@ -236,6 +238,10 @@ Deno.test("grep engines give identical text on awkward files", async () => {
     { pattern: "x*" },
   ];
   for (const args of patterns) await grepBoth(wt, args);
+  assert.equal(
+    await grepBoth(wt, { pattern: "needle", path: "late.bin" }),
+    '(no matches for "needle" in late.bin)',
+  );
 });
 
 Deno.test("grep engines agree on JavaScript regex meaning where Rust's differs", async () => {
