@@ -48,8 +48,12 @@ Deno.test("loadUserPlugins registers a configured plugin's tools under the polic
     "plugins: [.replio/plugins/hello.js]\ntools:\n  deny: [hello]\n",
   );
   const listed = await replio(wt.path, "tools", "--json");
-  const hello = JSON.parse(listed.stdout).tools.find((t: { name: string }) => t.name === "hello");
-  assert.deepEqual([hello.action, hello.reason], ["deny", "tools.deny"]);
+  const listing = JSON.parse(listed.stdout);
+  assert.ok(!listing.tools.some((t: { name: string }) => t.name === "hello"));
+  assert.deepEqual(listing.hidden.find((t: { name: string }) => t.name === "hello"), {
+    name: "hello",
+    reason: "tools.deny",
+  });
 });
 
 Deno.test("loadUserPlugins stops with exit 2 and the fix for a broken plugin", async () => {
