@@ -99,6 +99,34 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
       setExitCode(await listTools(options));
     });
 
+  program.command("mcp")
+    .description("serve the tools to an MCP client over stdio (docs/mcp.md)")
+    .option("--yes", "allow ask-gated calls")
+    .option("--no", "deny ask-gated calls (the default)")
+    .option("--mode <mode>", "mode to resolve the policy under")
+    .option("--path <dir>", "worktree (default: the current directory)")
+    .exitOverride()
+    .action(async (options) => {
+      const { runMcpServer } = await import("./mcp.ts");
+      setExitCode(await runMcpServer(options));
+    });
+
+  program.command("serve")
+    .description("serve the local HTTP API (docs/serve.md)")
+    .option("--host <host>", "address to bind; not loopback needs REPLIO_SERVE_TOKEN", "127.0.0.1")
+    .option("--port <port>", "port to listen on; 0 picks any free port", "8787")
+    .option("--yes", "allow ask-gated tools without asking")
+    .option("--no", "deny ask-gated tools (the default)")
+    .option("--mode <mode>", "mode for tools and turns that name none")
+    .option("--path <dir>", "worktree (default: the current directory)")
+    .option("--model <model>", "model name")
+    .option("--base-url <url>", "OpenAI-compatible endpoint URL")
+    .exitOverride()
+    .action(async (options) => {
+      const { runServer } = await import("./serve.ts");
+      setExitCode(await runServer(options));
+    });
+
   program.command("agents")
     .description("list agent types for delegate (built-in, config, .replio/agents/*.md)")
     .option("--json", "print JSON")

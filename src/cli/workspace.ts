@@ -5,8 +5,10 @@
  */
 import { type Config, type ConfigKey, loadConfig } from "../config/mod.ts";
 import { type AgentType, CORE_PLUGIN, loadAgentTypes } from "../agents/mod.ts";
+import { startMcpServers } from "../mcp/mod.ts";
 import { createRegistry, loadUserPlugins } from "../plugins/mod.ts";
 import { type HeadlessAnswer, ToolPolicy, type ToolRegistry } from "../tools/mod.ts";
+import { VERSION } from "../version.ts";
 import { resolveWorktree } from "./resolve_worktree.ts";
 
 /** The loaded state a subcommand works on. */
@@ -31,7 +33,12 @@ export async function openWorkspace(options: WorkspaceOptions): Promise<Workspac
   const worktree = await resolveWorktree(options.path);
   const config = await loadConfig({ worktree, flags: options.flags ?? {} });
   const userPlugins = await loadUserPlugins(config.get("plugins"), worktree);
-  const registry = createRegistry([CORE_PLUGIN, ...userPlugins]);
+  const mcpPlugins = await startMcpServers(config.get("mcp_servers"), {
+    worktree,
+    version: VERSION,
+    warn: (message) => Deno.stderr.writeSync(new TextEncoder().encode(`replio: ${message}\n`)),
+  });
+  const registry = createRegistry([CORE_PLUGIN, ...userPlugins, ...mcpPlugins]);
   const policy = new ToolPolicy({
     config,
     worktree,

@@ -50,6 +50,14 @@ export const AGENT_SCHEMA = Type.Object({
   }, { additionalProperties: false })),
 }, { additionalProperties: false });
 
+/** An MCP server replio starts over stdio: the command, its arguments, extra env, its folder. */
+export const MCP_SERVER_SCHEMA = Type.Object({
+  command: Type.String({ minLength: 1 }),
+  args: Type.Optional(STRINGS),
+  env: Type.Optional(Type.Record(Type.String(), Type.String())),
+  cwd: Type.Optional(Type.String()),
+}, { additionalProperties: false });
+
 /** Every configuration key, dotted, in the order docs/config.md lists them. */
 export const CONFIG_KEYS = {
   // Model and provider
@@ -317,6 +325,12 @@ export const CONFIG_KEYS = {
     { mergesPerEntry: true },
   ),
   plugins: key(STRINGS, [], "User plugin module URLs or paths, imported at start-up"),
+  mcp_servers: key(
+    Type.Record(Type.String(), MCP_SERVER_SCHEMA),
+    {},
+    "MCP servers started over stdio; their tools become mcp__<server>__<tool> (docs/mcp.md)",
+    { mergesPerEntry: true },
+  ),
 } as const;
 
 /** A dotted configuration key. */

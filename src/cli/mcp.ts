@@ -1,0 +1,32 @@
+/**
+ * `replio mcp`: serve the tools to an MCP client (another agent) over stdio, headless.
+ * @module
+ */
+import { serveMcp } from "../mcp/mod.ts";
+import { VERSION } from "../version.ts";
+import { EXIT } from "./errors.ts";
+import { openWorkspace } from "./workspace.ts";
+
+/** Options of `replio mcp`. */
+export interface McpCommandOptions {
+  yes?: boolean;
+  no?: boolean;
+  mode?: string;
+  path?: string;
+}
+
+/** Serves until the client closes stdin; exit 0. */
+export async function runMcpServer(options: McpCommandOptions): Promise<number> {
+  const headless = options.yes && !options.no ? "yes" : "no";
+  const ws = await openWorkspace({ path: options.path, mode: options.mode, headless });
+  if (Deno.stdin.isTerminal()) {
+    // Someone typed `replio mcp` by hand: without this it just sits there.
+    await Deno.stderr.write(
+      new TextEncoder().encode(
+        "replio mcp speaks MCP on stdin and stdout: start it from an MCP client (docs/mcp.md)\n",
+      ),
+    );
+  }
+  await serveMcp({ ...ws, version: VERSION });
+  return EXIT.ok;
+}

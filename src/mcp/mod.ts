@@ -1,0 +1,47 @@
+/**
+ * MCP both ways: replio's tools served to an MCP client (`replio mcp`), and configured MCP
+ * servers' tools registered as replio tools. Everything here loads the SDK on first use, so
+ * importing this module costs nothing when no MCP server is configured.
+ * @module
+ */
+import type { Plugin } from "../plugins/api.ts";
+import { denoDenial } from "../tools/mod.ts";
+import type { ConnectOptions, McpServerConfig } from "./client.ts";
+import type { McpServeOptions } from "./server.ts";
+
+export type { ConnectOptions, McpServerConfig } from "./client.ts";
+export type { McpServeOptions } from "./server.ts";
+
+/**
+ * The tools of the configured MCP servers as one plugin, or none when no server is
+ * configured; a server that fails to start is reported through `options.warn` and skipped.
+ */
+export async function startMcpServers(
+  servers: Readonly<Record<string, McpServerConfig>>,
+  options: ConnectOptions,
+): Promise<Plugin[]> {
+  const names = Object.keys(servers);
+  if (names.length === 0) return [];
+  // The policy denies every mcp tool without --allow-run; spawning would fail on each server.
+  const denial = denoDenial("mcp", options.worktree);
+  if (denial) {
+    options.warn(
+      `Cannot start MCP servers ${names.map((n) => `"${n}"`).join(", ")}: ` +
+        `replio was started without --allow-run: restart it with --allow-run to use their tools`,
+    );
+    return [];
+  }
+  const { connectMcpServers } = await import("./client.ts");
+  return [await connectMcpServers(servers, options)];
+}
+
+/** Serves the registry's visible tools over MCP on stdin and stdout until stdin closes. */
+export async function serveMcp(options: McpServeOptions): Promise<void> {
+  const { serveToolsOverStdio } = await import("./server.ts");
+  await serveToolsOverStdio(options);
+}
+
+/** The MCP SDK (client, server, transports), loaded on first use: its import is heavy. */
+export function loadMcpSdk(): Promise<typeof import("./_sdk.ts")> {
+  return import("./_sdk.ts");
+}

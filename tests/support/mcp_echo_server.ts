@@ -1,0 +1,53 @@
+/**
+ * A tiny MCP server on stdio for tests, written with the SDK: `echo(text)` returns the text,
+ * `add(a, b)` returns the sum. Run it with `deno run -A tests/support/mcp_echo_server.ts`.
+ * @module
+ */
+import process from "node:process";
+import { loadMcpSdk } from "../../src/mcp/mod.ts";
+
+const { CallToolRequestSchema, ListToolsRequestSchema, Server, StdioServerTransport } =
+  await loadMcpSdk();
+
+const server = new Server({ name: "echo", version: "1.0.0" }, { capabilities: { tools: {} } });
+
+server.setRequestHandler(ListToolsRequestSchema, () => ({
+  tools: [
+    {
+      name: "echo",
+      description: "Return the text unchanged",
+      inputSchema: {
+        type: "object",
+        properties: { text: { type: "string", description: "Text to return" } },
+        required: ["text"],
+      },
+    },
+    {
+      name: "add",
+      description: "Add two numbers",
+      inputSchema: {
+        type: "object",
+        properties: {
+          a: { type: "number", description: "First addend" },
+          b: { type: "number", description: "Second addend" },
+        },
+        required: ["a", "b"],
+      },
+    },
+  ],
+}));
+
+server.setRequestHandler(CallToolRequestSchema, (request) => {
+  const args = request.params.arguments ?? {};
+  const text = request.params.name === "echo"
+    ? String(args.text)
+    : request.params.name === "add"
+    ? String(Number(args.a) + Number(args.b))
+    : null;
+  return text === null
+    ? { content: [{ type: "text", text: `Unknown tool "${request.params.name}"` }], isError: true }
+    : { content: [{ type: "text", text }] };
+});
+
+process.stdin.once("end", () => Deno.exit(0));
+await server.connect(new StdioServerTransport(process.stdin, process.stdout));
