@@ -328,7 +328,7 @@ export const CONFIG_KEYS = {
   mcp_servers: key(
     Type.Record(Type.String(), MCP_SERVER_SCHEMA),
     {},
-    "MCP servers started over stdio; their tools become mcp__<server>__<tool> (docs/mcp.md)",
+    "MCP servers started over stdio; their tools become `mcp__<server>__<tool>` (docs/mcp.md)",
     { mergesPerEntry: true },
   ),
 } as const;
