@@ -6,7 +6,7 @@
  *     deno run -A bench/fs_bench.ts [--runs N] [--keep]
  *
  * Generates a deterministic tree of 20,000 files (about 210 MB) and a 1 GB log under /tmp,
- * times each command `--runs` times (default 5) after one warm-up run, and reports medians.
+ * times each command `--runs` times (default 9) after one warm-up run, and reports medians.
  * Writes the report to bench/results/fs.md and removes the data unless `--keep` is given
  * (a kept tree is reused by the next run).
  * Targets: built-in grep within 3x of ripgrep, the ripgrep engine within 1.2x; the file_read
@@ -279,28 +279,34 @@ async function runBench(runs: number, keep: boolean): Promise<string> {
     const verdict = (ok: boolean) => ok ? "meets" : "misses";
     const loadAfter = await loadAverage();
 
+    const rgVersion = new TextDecoder().decode(
+      (await new Deno.Command("rg", { args: ["--version"] }).output()).stdout,
+    ).split("\n")[0];
     return `# core-fs benchmark
 
-Command: \`${COMMAND}\` (runs: ${runs}, medians after one warm-up round, commands in turn; Deno ${Deno.version.deno},
-${Deno.build.os}/${Deno.build.arch}, ${navigator.hardwareConcurrency} CPUs, ${
-      new Date().toISOString().slice(0, 10)
-    }). Load average ${loadBefore} before and ${loadAfter} after: the machine is shared, so
-figures move by tens of percent between runs.
+Command: \`${COMMAND}\`, ${runs} rounds (medians after one warm-up round; the commands
+compared take turns within each round).
+Machine: ${Deno.build.os}/${Deno.build.arch}, ${navigator.hardwareConcurrency} CPUs, Deno ${Deno.version.deno}, ${rgVersion}.
+Date: ${new Date().toISOString().slice(0, 10)}. Load average ${loadBefore} before and ${loadAfter}
+after: the machine is shared with other jobs, so figures move by tens of percent between runs.
 
-Data (generated under ${DATA_DIR}, deterministic, removed afterwards): ${treeSize.files} files in
-${TREE_DIRS} folders, ${(treeSize.bytes / 1024 ** 2).toFixed(0)} MB of source-like lines, with a
-\`.gitignore\` that excludes one folder of ${FILES_PER_DIR} files; and a ${
+Data, generated under ${DATA_DIR} (deterministic, removed afterwards): ${treeSize.files} files
+in ${TREE_DIRS} folders, ${
+      (treeSize.bytes / 1024 ** 2).toFixed(0)
+    } MB of source-like lines, with a \`.gitignore\` that
+excludes one folder of ${FILES_PER_DIR} files; and a ${
       (BIG_FILE_BYTES / 1024 ** 3).toFixed(0)
-    } GB log of ${bigLines} lines. Files are in the page cache (warm runs).
+    } GB log of ${bigLines} lines. All
+files are in the page cache (warm runs).
 
 ## grep
 
-\`rg\` direct is \`rg ${rgFlags.join(" ")} PATTERN .\` with its output read to the end (the same
-files grep searches). The grep columns call the tool handler in-process (\`createGrep({engine})\`),
+\`rg\` direct is \`rg ${rgFlags.join(" ")} PATTERN .\` run from Deno with its
+output read to the end (the same files grep searches). The grep columns call the tool handler in-process (\`createGrep({engine})\`),
 which includes spawning rg, sorting matched files by modification time and formatting; the
 built-in engine searches on this thread plus \`hardwareConcurrency - 1\` workers (${
       Math.min(3, Math.max(1, navigator.hardwareConcurrency - 1))
-    } here). "Same" is whether both engines returned identical text.
+    } here). "Same" says whether both engines returned identical text.
 
 Each cell is the median wall time in ms, with the median CPU time in parentheses (all threads,
 and children such as rg). Ratios are of wall times.
@@ -352,7 +358,7 @@ if (import.meta.main) {
     await runReadChild(Deno.args[1]!, Number(Deno.args[2]));
   } else {
     const runsAt = Deno.args.indexOf("--runs");
-    const runs = runsAt === -1 ? 5 : Number(Deno.args[runsAt + 1]);
+    const runs = runsAt === -1 ? 9 : Number(Deno.args[runsAt + 1]);
     const report = await runBench(runs, Deno.args.includes("--keep"));
     await Deno.mkdir(new URL("./results/", import.meta.url), { recursive: true });
     await Deno.writeTextFile(RESULTS, report);

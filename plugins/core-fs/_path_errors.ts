@@ -16,3 +16,17 @@
 export function isMissing(error: unknown): boolean {
   return error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory;
 }
+
+/**
+ * Rethrows an error, turning the file system's "permission denied" into a message that names
+ * what failed and the way forward.
+ */
+export function rethrowDenied(error: unknown, failed: string): never {
+  if (error instanceof Deno.errors.PermissionDenied) {
+    throw new Deno.errors.PermissionDenied(
+      `${failed}: the file system denies permission: check its owner and mode, or pick ` +
+        `another path`,
+    );
+  }
+  throw error;
+}

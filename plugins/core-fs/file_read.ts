@@ -6,7 +6,7 @@
 import { type Static, Type } from "@sinclair/typebox";
 import type { ToolContext, ToolSpec } from "../../src/plugins/api.ts";
 import { guessBinaryType, looksBinary } from "./_binary.ts";
-import { isMissing } from "./_path_errors.ts";
+import { isMissing, rethrowDenied } from "./_path_errors.ts";
 import { displayPath, formatBytes } from "./_display.ts";
 import DESCRIPTION from "./file_read.md" with { type: "text" };
 
@@ -60,7 +60,9 @@ export async function readFile(args: ReadArgs, ctx: ToolContext): Promise<string
   const offset = args.offset ?? 1;
   const limit = args.limit ?? 500;
   const maxChars = ctx.config.get("tool_max_result_chars");
-  using handle = await Deno.open(file);
+  using handle = await Deno.open(file).catch((error: unknown) =>
+    rethrowDenied(error, `Cannot read "${shown}"`)
+  );
   const scan = await scanFile(handle, {
     first: offset,
     last: limit === 0 ? 0 : offset + limit - 1,

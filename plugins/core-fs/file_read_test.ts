@@ -190,3 +190,16 @@ Deno.test("file_read of a symlink leading outside the worktree asks first", asyn
     `# ${join(outside.path, "secret.txt")} - 1 line, 2 chars\n1\ts`,
   );
 });
+
+Deno.test({
+  name: "file_read names the --allow-read flag a path outside the granted ones needs",
+  permissions: { read: [new URL(".", import.meta.url).pathname] },
+  async fn() {
+    const wt = { path: new URL(".", import.meta.url).pathname.replace(/\/$/, "") };
+    assert.equal(
+      await runTool(wt, "file_read", { path: "/etc/hostname" }),
+      'Error: Cannot read "/etc/hostname": replio was started without read access there: ' +
+        "restart it with --allow-read=/etc/hostname (or a parent directory)",
+    );
+  },
+});

@@ -11,7 +11,7 @@ import {
   type ToolSpec,
   writeFileAtomic,
 } from "../../src/plugins/api.ts";
-import { isMissing } from "./_path_errors.ts";
+import { isMissing, rethrowDenied } from "./_path_errors.ts";
 import { displayPath } from "./_display.ts";
 import DESCRIPTION from "./file_write.md" with { type: "text" };
 
@@ -56,11 +56,15 @@ export async function writeFile(args: WriteArgs, ctx: ToolContext): Promise<stri
   await createParents(file, shown);
   ctx.signal.throwIfAborted();
   const counts = describeText(args.content);
-  if (args.mode === "append") {
-    await Deno.writeTextFile(file, args.content, { append: true });
-    return existing ? `Appended ${counts} to ${shown}` : `Created ${shown} (${counts})`;
+  try {
+    if (args.mode === "append") {
+      await Deno.writeTextFile(file, args.content, { append: true });
+      return existing ? `Appended ${counts} to ${shown}` : `Created ${shown} (${counts})`;
+    }
+    await writeFileAtomic(file, args.content, { mode: existing?.mode ?? null });
+  } catch (error) {
+    rethrowDenied(error, `Cannot write "${shown}"`);
   }
-  await writeFileAtomic(file, args.content, { mode: existing?.mode ?? null });
   return `${existing ? "Overwrote" : "Created"} ${shown} (${counts})`;
 }
 

@@ -6,7 +6,7 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { join } from "node:path";
 import type { ToolContext, ToolSpec } from "../../src/plugins/api.ts";
-import { isMissing } from "./_path_errors.ts";
+import { isMissing, rethrowDenied } from "./_path_errors.ts";
 import { displayPath, formatBytes } from "./_display.ts";
 import { SKIPPED_DIRS } from "./_walk.ts";
 import DESCRIPTION from "./list_dir.md" with { type: "text" };
@@ -68,7 +68,10 @@ export async function listDir(args: ListArgs, ctx: ToolContext): Promise<string>
     compareText(a.name, b.name);
 
   // Breadth first, so a capped listing keeps every top-level entry before any nested one.
-  const top = (await readEntries(dir, 1)).sort(byName);
+  const top = await readEntries(dir, 1).catch((error: unknown) =>
+    rethrowDenied(error, `Cannot list "${shown}"`)
+  );
+  top.sort(byName);
   const inOrder: Entry[] = [...top];
   let isCountComplete = true;
   for (let level = 1, frontier = top; level < depth && frontier.length > 0; level++) {
