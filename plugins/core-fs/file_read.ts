@@ -42,6 +42,7 @@ type ReadArgs = Static<typeof parameters>;
 export const fileReadSpec = {
   name: "file_read",
   description: DESCRIPTION,
+  short: "Read a text file with numbered lines, a window at a time",
   parameters,
   category: "read",
   permission: "read",

@@ -35,6 +35,7 @@ type WriteArgs = Static<typeof parameters>;
 export const fileWriteSpec = {
   name: "file_write",
   description: DESCRIPTION,
+  short: "Create, overwrite or append to a file",
   parameters,
   category: "write",
   permission: "edit",

@@ -32,6 +32,7 @@ type GlobArgs = Static<typeof parameters>;
 export const globSpec = {
   name: "glob",
   description: DESCRIPTION,
+  short: "Find files by glob pattern, newest first",
   parameters,
   category: "search",
   permission: "read",

@@ -59,6 +59,7 @@ type GrepArgs = Static<typeof parameters>;
 export const grepSpec = {
   name: "grep",
   description: DESCRIPTION,
+  short: "Search file contents by regex: path:line: text",
   parameters,
   category: "search",
   permission: "read",

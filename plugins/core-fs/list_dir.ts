@@ -35,6 +35,7 @@ type ListArgs = Static<typeof parameters>;
 export const listDirSpec = {
   name: "list_dir",
   description: DESCRIPTION,
+  short: "List a directory, directories first (depth for a tree)",
   parameters,
   category: "read",
   permission: "list",
