@@ -191,6 +191,10 @@ async function measureRead(
   return { ...JSON.parse(new TextDecoder().decode(stdout)), wallMs };
 }
 
+function megabytes(bytes: number): string {
+  return (bytes / 1024 ** 2).toFixed(0);
+}
+
 function fixed(ms: number): string {
   return ms >= 100 ? ms.toFixed(0) : ms.toFixed(1);
 }
@@ -290,26 +294,28 @@ Machine: ${Deno.build.os}/${Deno.build.arch}, ${navigator.hardwareConcurrency} C
 Date: ${new Date().toISOString().slice(0, 10)}. Load average ${loadBefore} before and ${loadAfter}
 after: the machine is shared with other jobs, so figures move by tens of percent between runs.
 
-Data, generated under ${DATA_DIR} (deterministic, removed afterwards): ${treeSize.files} files
-in ${TREE_DIRS} folders, ${
-      (treeSize.bytes / 1024 ** 2).toFixed(0)
-    } MB of source-like lines, with a \`.gitignore\` that
-excludes one folder of ${FILES_PER_DIR} files; and a ${
-      (BIG_FILE_BYTES / 1024 ** 3).toFixed(0)
-    } GB log of ${bigLines} lines. All
-files are in the page cache (warm runs).
+Data, generated under ${DATA_DIR} (deterministic, removed afterwards):
+- ${treeSize.files} files in ${TREE_DIRS} folders, ${
+      megabytes(treeSize.bytes)
+    } MB of source-like lines, with a
+  \`.gitignore\` that excludes one folder of ${FILES_PER_DIR} files;
+- a ${(BIG_FILE_BYTES / 1024 ** 3).toFixed(0)} GB log of ${bigLines} lines.
+
+All files are in the page cache (warm runs).
 
 ## grep
 
-\`rg\` direct is \`rg ${rgFlags.join(" ")} PATTERN .\` run from Deno with its
-output read to the end (the same files grep searches). The grep columns call the tool handler in-process (\`createGrep({engine})\`),
-which includes spawning rg, sorting matched files by modification time and formatting; the
-built-in engine searches on this thread plus \`hardwareConcurrency - 1\` workers (${
+\`rg\` direct is \`rg ${rgFlags.join(" ")} PATTERN .\` run from Deno, its
+output read to the end: the same files grep searches. The grep columns call the tool handler
+in-process (\`createGrep({engine})\`), which includes spawning rg (or walking and reading the
+files), ordering matched files by modification time and formatting. The built-in engine
+searches on this thread plus \`hardwareConcurrency - 1\` workers (${
       Math.min(3, Math.max(1, navigator.hardwareConcurrency - 1))
-    } here). "Same" says whether both engines returned identical text.
-
-Each cell is the median wall time in ms, with the median CPU time in parentheses (all threads,
-and children such as rg). Ratios are of wall times.
+    } here). "Same" says whether both
+engines returned identical text. Each cell is the median wall time in ms, with the median CPU
+time in parentheses (all threads, and children such as rg); ratios are of wall times. A ratio
+just under 1 is noise: the rg engine runs the same rg and parses its output (and stats the
+matched files) while rg is still searching.
 
 | search | rg direct | grep, rg engine | ratio | grep, built-in | ratio | same |
 |---|---|---|---|---|---|---|
