@@ -5,9 +5,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { VERSION } from "../src/version.ts";
+import { runReplio } from "./support/replio_process.ts";
 import { tempWorktree } from "./support/worktree.ts";
-
-const MAIN = new URL("../main.ts", import.meta.url).pathname;
 
 interface Run {
   code: number;
@@ -26,16 +25,7 @@ async function cliWorktree(files: Record<string, string> = {}) {
     read: wt.read,
     /** Runs replio in the worktree. */
     async replio(...args: string[]): Promise<Run> {
-      const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
-        args: ["run", "--no-prompt", "-A", MAIN, ...args],
-        cwd: wt.path,
-        env: { XDG_CONFIG_HOME: xdg, NO_COLOR: "1", RUST_BACKTRACE: "0" },
-        stdin: "null",
-        stdout: "piped",
-        stderr: "piped",
-      }).output();
-      const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
-      return { code, stdout: decode(stdout), stderr: decode(stderr) };
+      return await runReplio(args, { cwd: wt.path, env: { XDG_CONFIG_HOME: xdg } });
     },
     async [Symbol.asyncDispose]() {
       await wt[Symbol.asyncDispose]();

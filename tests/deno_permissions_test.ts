@@ -7,9 +7,8 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { Config } from "../src/config/mod.ts";
 import { createToolContext } from "../src/tools/mod.ts";
+import { runReplio } from "./support/replio_process.ts";
 import { tempWorktree } from "./support/worktree.ts";
-
-const MAIN = new URL("../main.ts", import.meta.url).pathname;
 
 interface Run {
   code: number;
@@ -18,16 +17,11 @@ interface Run {
 }
 
 async function replio(cwd: string, denoFlags: string[], ...args: string[]): Promise<Run> {
-  const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--no-prompt", ...denoFlags, MAIN, ...args],
+  return await runReplio(args, {
     cwd,
-    env: { XDG_CONFIG_HOME: join(cwd, ".no-global"), NO_COLOR: "1", RUST_BACKTRACE: "0" },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
-  return { code, stdout: decode(stdout), stderr: decode(stderr) };
+    denoFlags,
+    env: { XDG_CONFIG_HOME: join(cwd, ".no-global") },
+  });
 }
 
 interface ToolsListing {

@@ -6,9 +6,9 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { loadMcpSdk } from "../src/mcp/mod.ts";
+import { MAIN, runReplio } from "./support/replio_process.ts";
 import { tempWorktree } from "./support/worktree.ts";
 
-const MAIN = new URL("../main.ts", import.meta.url).pathname;
 const ECHO_SERVER = new URL("./support/mcp_echo_server.ts", import.meta.url).pathname;
 
 /** A worktree with its own global config folder, so the user's settings never leak in. */
@@ -22,16 +22,7 @@ async function mcpWorktree(files: Record<string, string>) {
     env,
     /** Runs replio in the worktree and collects its output. */
     async replio(...args: string[]) {
-      const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
-        args: ["run", "--no-prompt", "-A", MAIN, ...args],
-        cwd: wt.path,
-        env: { ...env, RUST_BACKTRACE: "0" },
-        stdin: "null",
-        stdout: "piped",
-        stderr: "piped",
-      }).output();
-      const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
-      return { code, stdout: decode(stdout), stderr: decode(stderr) };
+      return await runReplio(args, { cwd: wt.path, env });
     },
     [Symbol.asyncDispose]: () => wt[Symbol.asyncDispose](),
   };

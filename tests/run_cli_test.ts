@@ -6,56 +6,24 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { loadSession } from "../src/session/mod.ts";
 import { type MockModel, startMockModel } from "./support/mock_model.ts";
+import { replioCommand, runReplio } from "./support/replio_process.ts";
 import { tempWorktree } from "./support/worktree.ts";
-
-const MAIN = new URL("../main.ts", import.meta.url).pathname;
-const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
 
 interface RunOptions {
   stdin?: string;
   env?: Record<string, string>;
 }
 
-function replioCommand(
-  cwd: string,
-  mock: MockModel | null,
-  args: string[],
-  options: RunOptions = {},
-) {
-  const base = mock ? ["--base-url", mock.baseUrl, "--model", "mock-model"] : [];
-  return new Deno.Command(Deno.execPath(), {
-    args: ["run", "--no-prompt", "-A", MAIN, "run", ...base, ...args],
-    cwd,
-    clearEnv: true,
-    // A clean environment (no OPENAI_* from the machine), the real HOME (Deno's module cache
-    // lives there) and a private global config folder.
-    env: {
-      NO_COLOR: "1",
-      HOME: Deno.env.get("HOME") ?? "",
-      PATH: Deno.env.get("PATH") ?? "",
-      XDG_CONFIG_HOME: cwd,
-      ...options.env,
-    },
-    stdin: options.stdin === undefined ? "null" : "piped",
-    stdout: "piped",
-    stderr: "piped",
-  });
+function mockArgs(mock: MockModel | null): string[] {
+  return mock ? ["--base-url", mock.baseUrl, "--model", "mock-model"] : [];
 }
 
-async function replio(
-  cwd: string,
-  mock: MockModel | null,
-  args: string[],
-  options: RunOptions = {},
-) {
-  const child = replioCommand(cwd, mock, args, options).spawn();
-  if (options.stdin !== undefined) {
-    const writer = child.stdin.getWriter();
-    await writer.write(new TextEncoder().encode(options.stdin));
-    await writer.close();
-  }
-  const out = await child.output();
-  return { code: out.code, stdout: decode(out.stdout), stderr: decode(out.stderr) };
+function replioRun(cwd: string, mock: MockModel | null, args: string[], options: RunOptions = {}) {
+  return replioCommand(["run", ...mockArgs(mock), ...args], { cwd, ...options });
+}
+
+function replio(cwd: string, mock: MockModel | null, args: string[], options: RunOptions = {}) {
+  return runReplio(["run", ...mockArgs(mock), ...args], { cwd, ...options });
 }
 
 Deno.test("replio run --output text prints the answer on stdout and activity on stderr", async () => {
@@ -159,7 +127,7 @@ Deno.test("replio run exits 130 on SIGINT and saves the partial answer", async (
     fault: "hang",
     faultAfter: 4,
   }]);
-  const child = replioCommand(wt.path, mock, ["--session", "ses_sigint", "hi"]).spawn();
+  const child = replioRun(wt.path, mock, ["--session", "ses_sigint", "hi"]).spawn();
   const reader = child.stdout.getReader();
   const first = await reader.read();
   assert.ok(first.value && first.value.length > 0);
@@ -179,7 +147,7 @@ Deno.test("replio run killed with SIGKILL mid-turn leaves a session that --sessi
     { text: "half an answer", fault: "hang", faultAfter: 3 },
     { text: "resumed fine" },
   ]);
-  const child = replioCommand(wt.path, mock, ["--session", "ses_killed", "read a.txt"]).spawn();
+  const child = replioRun(wt.path, mock, ["--session", "ses_killed", "read a.txt"]).spawn();
   const reader = child.stdout.getReader();
   await reader.read(); // the second round is streaming: the first round's messages are on disk
   child.kill("SIGKILL");

@@ -2,20 +2,11 @@
  * User plugins named in config `plugins` load at start-up and pass the same registry and policy.
  */
 import assert from "node:assert/strict";
+import { runReplio } from "./support/replio_process.ts";
 import { tempWorktree } from "./support/worktree.ts";
 
-const MAIN = new URL("../main.ts", import.meta.url).pathname;
-
-async function replio(cwd: string, ...args: string[]) {
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--no-prompt", "-A", MAIN, ...args],
-    cwd,
-    env: { NO_COLOR: "1" },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const decode = (b: Uint8Array) => new TextDecoder().decode(b);
-  return { code: output.code, stdout: decode(output.stdout), stderr: decode(output.stderr) };
+function replio(cwd: string, ...args: string[]) {
+  return runReplio(args, { cwd });
 }
 
 const PLUGIN = `export const plugin = {

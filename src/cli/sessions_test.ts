@@ -1,20 +1,13 @@
 import assert from "node:assert/strict";
 import { Config } from "../config/mod.ts";
 import { openSession } from "../session/mod.ts";
+import { runReplio } from "../../tests/support/replio_process.ts";
 import { tempWorktree } from "../../tests/support/worktree.ts";
 
 const REPO = new URL("../../", import.meta.url).pathname;
 
-async function replio(
-  ...args: string[]
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--no-prompt", "main.ts", ...args],
-    cwd: REPO,
-    env: { NO_COLOR: "1", RUST_BACKTRACE: "0" },
-  }).output();
-  const decoder = new TextDecoder();
-  return { code, stdout: decoder.decode(stdout), stderr: decoder.decode(stderr) };
+function replio(...args: string[]) {
+  return runReplio(args, { cwd: REPO });
 }
 
 async function writeSession(worktree: string): Promise<void> {
