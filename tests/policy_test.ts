@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { Type } from "@sinclair/typebox";
-import { type Config, ConfigError, type ConfigKey, loadConfig } from "../src/config/mod.ts";
+import { ConfigError, type ConfigKey } from "../src/config/mod.ts";
 import { defineTool, type PluginTool } from "../src/plugins/api.ts";
 import {
   type Action,
@@ -23,16 +23,7 @@ import {
   ToolRegistry,
 } from "../src/tools/mod.ts";
 import type { ConfirmAnswer } from "../src/ui/events.ts";
-import { RecordingSink, tempWorktree } from "./support/worktree.ts";
-
-/** A validated config: defaults with `values` over them, no files read. */
-async function configWith(values: Partial<Record<ConfigKey, unknown>> = {}): Promise<Config> {
-  return await loadConfig({
-    worktree: "/nonexistent",
-    paths: { global: null, local: "/nonexistent/.replio/config.yaml" },
-    flags: values,
-  });
-}
+import { configWith, RecordingSink, tempWorktree } from "./support/worktree.ts";
 
 interface TestToolOptions {
   category?: Tool["category"];

@@ -4,7 +4,6 @@
  */
 import assert from "node:assert/strict";
 import { Type } from "@sinclair/typebox";
-import { type Config, type ConfigKey, loadConfig } from "../src/config/mod.ts";
 import { defineTool, type PluginTool } from "../src/plugins/api.ts";
 import {
   createToolContext,
@@ -14,15 +13,8 @@ import {
   ToolPolicy,
   ToolRegistry,
 } from "../src/tools/mod.ts";
-import { RecordingSink } from "./support/worktree.ts";
-
-async function configWith(values: Partial<Record<ConfigKey, unknown>> = {}): Promise<Config> {
-  return await loadConfig({
-    worktree: "/nonexistent",
-    paths: { global: null, local: "/nonexistent/.replio/config.yaml" },
-    flags: values,
-  });
-}
+import type { ConfigKey } from "../src/config/mod.ts";
+import { configWith, RecordingSink } from "./support/worktree.ts";
 
 async function contextWith(
   values: Partial<Record<ConfigKey, unknown>> = {},

@@ -3,9 +3,7 @@
  * registry (bundled plugins + ask/delegate), policy, session file and provider.
  * @module
  */
-import { join } from "node:path";
 import type { ConfigKey } from "../../src/config/mod.ts";
-import { loadConfig } from "../../src/config/mod.ts";
 import { CORE_PLUGIN, loadAgentTypes } from "../../src/agents/mod.ts";
 import { createRootAgent } from "../../src/cli/start_agent.ts";
 import type { Workspace } from "../../src/cli/workspace.ts";
@@ -17,7 +15,7 @@ import { openSession, type Session } from "../../src/session/mod.ts";
 import { type HeadlessAnswer, ToolPolicy } from "../../src/tools/mod.ts";
 import type { Sink } from "../../src/ui/events.ts";
 import type { MockModel } from "./mock_model.ts";
-import { RecordingSink } from "./worktree.ts";
+import { configWith, RecordingSink } from "./worktree.ts";
 
 /** Options for {@link startTestAgent}. */
 export interface TestAgentOptions {
@@ -44,11 +42,10 @@ export async function startTestAgent(
   mock: MockModel,
   options: TestAgentOptions = {},
 ): Promise<TestAgent> {
-  const config = await loadConfig({
+  const config = await configWith(
+    { base_url: mock.baseUrl, model: "mock-model", max_retries: 0, ...options.config },
     worktree,
-    paths: { global: null, local: join(worktree, ".replio", "config.yaml") },
-    flags: { base_url: mock.baseUrl, model: "mock-model", max_retries: 0, ...options.config },
-  });
+  );
   const registry = createRegistry([CORE_PLUGIN, ...(options.plugins ?? [])]);
   const policy = new ToolPolicy({
     config,

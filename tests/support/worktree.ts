@@ -66,6 +66,21 @@ export class RecordingSink implements Sink {
   }
 }
 
+/**
+ * A validated config: defaults with `values` over them as flags; no file is read (the local
+ * file of `worktree` is, when given).
+ */
+export async function configWith(
+  values: Partial<Record<ConfigKey, unknown>> = {},
+  worktree = "/nonexistent",
+): Promise<Config> {
+  return await loadConfig({
+    worktree,
+    paths: { global: null, local: join(worktree, ".replio", "config.yaml") },
+    flags: values,
+  });
+}
+
 /** Options for {@link runTool}. */
 export interface RunToolOptions {
   /** Config values over the defaults (no files are read). */
@@ -86,13 +101,7 @@ export async function invokeInWorktree(
   args: unknown,
   options: RunToolOptions = {},
 ): Promise<InvokeOutcome> {
-  const config = options.config
-    ? await loadConfig({
-      worktree: wt.path,
-      paths: { global: null, local: join(wt.path, ".replio", "no-such-config.yaml") },
-      flags: options.config,
-    })
-    : Config.defaults();
+  const config = options.config ? await configWith(options.config) : Config.defaults();
   const registry = options.registry ?? createRegistry();
   const policy = new ToolPolicy({
     config,
