@@ -10,6 +10,7 @@ const ROOT = new URL("..", import.meta.url).href;
 const ALLOWED: Record<string, string[]> = {
   cli: ["*"],
   repl: ["engine", "agents", "tools", "providers", "session", "config", "ui", "plugins"],
+  serve: ["engine", "tools", "providers", "session", "config", "ui"],
   mcp: ["engine", "tools", "plugins", "config", "ui"],
   agents: ["engine", "tools", "providers", "session", "config", "ui", "plugins"],
   engine: ["tools", "providers", "session", "config", "ui"],

@@ -6,30 +6,10 @@ import assert from "node:assert/strict";
 import { loadSession } from "../src/session/mod.ts";
 import { VERSION } from "../src/version.ts";
 import { type MockModel, startMockModel } from "./support/mock_model.ts";
+import { replioCommand, runReplio } from "./support/replio_process.ts";
 import { tempWorktree } from "./support/worktree.ts";
 
-const MAIN = new URL("../main.ts", import.meta.url).pathname;
 const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
-
-function replioCommand(cwd: string, args: string[], env: Record<string, string> = {}) {
-  return new Deno.Command(Deno.execPath(), {
-    args: ["run", "--no-prompt", "-A", MAIN, ...args],
-    cwd,
-    clearEnv: true,
-    // A clean environment (no OPENAI_* from the machine), the real HOME (Deno's module cache
-    // lives there) and a private global config folder.
-    env: {
-      NO_COLOR: "1",
-      HOME: Deno.env.get("HOME") ?? "",
-      PATH: Deno.env.get("PATH") ?? "",
-      XDG_CONFIG_HOME: cwd,
-      ...env,
-    },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  });
-}
 
 /** A running `replio serve`; disposing it sends SIGTERM and waits for the exit. */
 interface Served extends AsyncDisposable {
@@ -48,9 +28,8 @@ interface ServeOptions {
 
 async function serve(cwd: string, mock: MockModel, options: ServeOptions = {}): Promise<Served> {
   const model = ["--base-url", mock.baseUrl, "--model", "mock-model"];
-  const child = replioCommand(cwd, ["serve", "--port", "0", ...model, ...options.args ?? []], {
-    ...options.env,
-  }).spawn();
+  const args = ["serve", "--port", "0", ...model, ...options.args ?? []];
+  const child = replioCommand(args, { cwd, env: options.env ?? {} }).spawn();
   const stderr = new Response(child.stderr).text();
   const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   let stdout = "";
@@ -174,8 +153,8 @@ Deno.test("replio serve answers health and tools, and refuses bad routes, bodies
   });
 
   const tools = await api(served, "/v1/tools");
-  const listed = await replioCommand(wt.path, ["tools", "--json"]).output();
-  assert.deepEqual(tools.body, JSON.parse(decode(listed.stdout)));
+  const listed = await runReplio(["tools", "--json"], { cwd: wt.path });
+  assert.deepEqual(tools.body, JSON.parse(listed.stdout));
   const plan = await api(served, "/v1/tools?mode=plan");
   assert.equal(plan.body.mode, "plan");
   assert.deepEqual(plan.body.hidden.find((h: { name: string }) => h.name === "run_command"), {
@@ -223,6 +202,7 @@ Deno.test("replio serve answers health and tools, and refuses bad routes, bodies
   const ended = await served.stop();
   assert.equal(ended.code, 0, ended.stderr);
   assert.equal(ended.stdout, served.listening + "\n");
+  assert.equal(ended.stderr, "");
   assert.equal(mock.requests.length, 0);
 });
 
@@ -289,6 +269,7 @@ Deno.test("replio serve streams a turn as server-sent events, every call answere
       toolCalls: [
         { name: "file_read", arguments: { path: "a.txt" } },
         { name: "run_command", arguments: { command: "echo hi" } },
+        { name: "ask", arguments: { question: "Go on?" } },
       ],
     },
     { text: "a.txt holds x" },
@@ -310,12 +291,17 @@ Deno.test("replio serve streams a turn as server-sent events, every call answere
   assert.ok(types.includes("thinking"));
   const calls = events.filter((e) => e.event === "tool_call").map((e) => e.data);
   const results = events.filter((e) => e.event === "tool_result").map((e) => e.data);
-  assert.deepEqual(calls.map((c) => c.name), ["file_read", "run_command"]);
+  assert.deepEqual(calls.map((c) => c.name), ["file_read", "run_command", "ask"]);
   assert.deepEqual(results.map((r) => r.id), calls.map((c) => c.id));
   assert.deepEqual(Object.keys(calls[0]), ["type", "id", "name", "arguments"]);
   assert.deepEqual(Object.keys(results[0]), ["type", "id", "name", "output", "is_error"]);
   const decisions = events.filter((e) => e.event === "permission").map((e) => e.data.decision);
-  assert.deepEqual(decisions, ["granted", "denied"]);
+  assert.deepEqual(decisions, ["granted", "denied", "granted"]);
+  assert.equal(
+    results[2].output,
+    "Error: ask has no one to answer (no terminal and no lead agent in this run): " +
+      "decide yourself, state your assumption in your answer, and continue",
+  );
   const text = events.filter((e) => e.event === "text").map((e) => e.data.delta).join("");
   assert.equal(text, "a.txt holds x");
   assert.deepEqual(mock.violations, []);
@@ -326,6 +312,7 @@ Deno.test("replio serve streams a turn as server-sent events, every call answere
   assert.deepEqual(shown.body.messages.map((m: { role: string }) => m.role), [
     "user",
     "assistant",
+    "tool",
     "tool",
     "tool",
     "assistant",
@@ -445,7 +432,7 @@ Deno.test("replio serve refuses a second turn in a busy session with 409 and run
   client.abort();
   assert.ok((await first) instanceof Error);
   assert.equal(await (await mock.waitForExchange(0)).ended, "client_closed");
-  assert.equal((await served.stop()).code, 0);
+  assert.equal((await served.stop("SIGINT")).code, 0);
   const loaded = await loadSession(wt.path, "ses_busy");
   assert.equal((loaded.records.at(-1) as { status?: string }).status, "cancelled");
 });
@@ -493,31 +480,24 @@ Deno.test("replio serve requires the bearer token when REPLIO_SERVE_TOKEN is set
 
 Deno.test("replio serve exits 2 on a non-loopback host without a token, a bad port or a busy port", async () => {
   await using wt = await tempWorktree();
-  const open = await replioCommand(wt.path, ["serve", "--host", "0.0.0.0", "--port", "0"]).output();
+  const open = await runReplio(["serve", "--host", "0.0.0.0", "--port", "0"], { cwd: wt.path });
   assert.equal(open.code, 2);
-  assert.equal(decode(open.stdout), "");
+  assert.equal(open.stdout, "");
   assert.equal(
-    decode(open.stderr),
+    open.stderr,
     `replio: Cannot serve on "0.0.0.0": it is reachable from other machines and ` +
       `REPLIO_SERVE_TOKEN is not set, so anyone there could run tools here: ` +
       `set REPLIO_SERVE_TOKEN to a long random secret, or use --host 127.0.0.1\n`,
   );
-  const badPort = await replioCommand(wt.path, ["serve", "--port", "http"]).output();
+  const badPort = await runReplio(["serve", "--port", "http"], { cwd: wt.path });
   assert.equal(badPort.code, 2);
-  assert.match(decode(badPort.stderr), /Cannot use --port "http": expected a port from 0 to 65535/);
+  assert.match(badPort.stderr, /Cannot use --port "http": expected a port from 0 to 65535/);
 
   using taken = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const port = String((taken.addr as Deno.NetAddr).port);
   await using mock = startMockModel();
-  const busy = await replioCommand(wt.path, [
-    "serve",
-    "--port",
-    port,
-    "--base-url",
-    mock.baseUrl,
-    "--model",
-    "mock-model",
-  ]).output();
+  const model = ["--base-url", mock.baseUrl, "--model", "mock-model"];
+  const busy = await runReplio(["serve", "--port", port, ...model], { cwd: wt.path });
   assert.equal(busy.code, 2);
-  assert.match(decode(busy.stderr), /Cannot listen on 127\.0\.0\.1:\d+: the port is in use/);
+  assert.match(busy.stderr, /Cannot listen on 127\.0\.0\.1:\d+: the port is in use/);
 });

@@ -111,6 +111,22 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
       setExitCode(await runMcpServer(options));
     });
 
+  program.command("serve")
+    .description("serve the local HTTP API (docs/serve.md)")
+    .option("--host <host>", "address to bind; not loopback needs REPLIO_SERVE_TOKEN", "127.0.0.1")
+    .option("--port <port>", "port to listen on; 0 picks any free port", "8787")
+    .option("--yes", "allow ask-gated tools without asking")
+    .option("--no", "deny ask-gated tools (the default)")
+    .option("--mode <mode>", "mode for tools and turns that name none")
+    .option("--path <dir>", "worktree (default: the current directory)")
+    .option("--model <model>", "model name")
+    .option("--base-url <url>", "OpenAI-compatible endpoint URL")
+    .exitOverride()
+    .action(async (options) => {
+      const { runServer } = await import("./serve.ts");
+      setExitCode(await runServer(options));
+    });
+
   program.command("agents")
     .description("list agent types for delegate (built-in, config, .replio/agents/*.md)")
     .option("--json", "print JSON")

@@ -3,7 +3,7 @@
  * resolves now (config and mode applied), with the reason.
  * @module
  */
-import { summarizeTool } from "../tools/mod.ts";
+import { type Policy, summarizeTool, type ToolRegistry } from "../tools/mod.ts";
 import { openWorkspace } from "./workspace.ts";
 import { EXIT } from "./errors.ts";
 
@@ -14,16 +14,34 @@ export interface ToolsCommandOptions {
   path?: string;
 }
 
-/** Prints the listing; exit 0. */
-export async function listTools(options: ToolsCommandOptions): Promise<number> {
-  const ws = await openWorkspace({ path: options.path, mode: options.mode });
+/** What `replio tools --json` prints and `GET /v1/tools` returns. */
+export interface ToolListing {
+  mode: string;
+  worktree: string;
+  tools: {
+    name: string;
+    category: string;
+    permission: string;
+    action: string;
+    reason: string;
+    aliases: string[];
+    short: string;
+  }[];
+  /** Tools a deny hides, with what hid them. */
+  hidden: { name: string; reason: string }[];
+}
+
+/** Every registered tool with the action `policy` resolves for it now. */
+export function toolListing(
+  ws: { registry: ToolRegistry; policy: Policy; worktree: string },
+): ToolListing {
   const resolved = ws.registry.list().map((tool) => ({ tool, ...ws.policy.resolveStatic(tool) }));
   // spec/tools.md: a deny filters the tool from listings too; say what hid it, not the tool.
   const hidden = resolved.filter((r) => r.action === "deny").map(({ tool, reason }) => ({
     name: tool.name,
     reason,
   }));
-  const rows = resolved.filter((r) => r.action !== "deny").map(({ tool, action, reason }) => {
+  const tools = resolved.filter((r) => r.action !== "deny").map(({ tool, action, reason }) => {
     return {
       name: tool.name,
       category: tool.category,
@@ -34,13 +52,17 @@ export async function listTools(options: ToolsCommandOptions): Promise<number> {
       short: summarizeTool(tool),
     };
   });
+  return { mode: ws.policy.mode, worktree: ws.worktree, tools, hidden };
+}
+
+/** Prints the listing; exit 0. */
+export async function listTools(options: ToolsCommandOptions): Promise<number> {
+  const ws = await openWorkspace({ path: options.path, mode: options.mode });
+  const listing = toolListing(ws);
+  const { tools: rows, hidden } = listing;
   let text: string;
   if (options.json) {
-    text = JSON.stringify(
-      { mode: ws.policy.mode, worktree: ws.worktree, tools: rows, hidden },
-      null,
-      2,
-    ) + "\n";
+    text = JSON.stringify(listing, null, 2) + "\n";
   } else {
     const width = Math.max(...rows.map((r) => r.name.length), 4);
     text = `mode: ${ws.policy.mode}  worktree: ${ws.worktree}\n` +

@@ -1,0 +1,106 @@
+/**
+ * `replio serve`: the local HTTP API (docs/serve.md). Prints `listening http://HOST:PORT` as
+ * its first stdout line; SIGINT or SIGTERM stops accepting, cancels running turns, waits until
+ * their sessions are saved, and exits 0 (a server asked to stop did what it was asked).
+ * @module
+ */
+import { createProvider } from "../providers/mod.ts";
+import { isLoopbackHost, startServer } from "../serve/mod.ts";
+import { VERSION } from "../version.ts";
+import { EXIT, UsageError } from "./errors.ts";
+import { createRootAgent } from "./start_agent.ts";
+import { toolListing } from "./tools.ts";
+import { openWorkspace } from "./workspace.ts";
+
+/** Options of `replio serve`. */
+export interface ServeCommandOptions {
+  host: string;
+  port: string;
+  yes?: boolean;
+  no?: boolean;
+  mode?: string;
+  path?: string;
+  model?: string;
+  baseUrl?: string;
+}
+
+/** The variable holding the bearer token; required to bind anything but loopback. */
+const TOKEN_ENV = "REPLIO_SERVE_TOKEN";
+
+/** Serves until SIGINT or SIGTERM; exit 0, or 2 for a bad flag, a missing token or a busy port. */
+export async function runServer(options: ServeCommandOptions): Promise<number> {
+  const port = parsePort(options.port);
+  const token = readToken();
+  if (token === undefined && !isLoopbackHost(options.host)) {
+    throw new UsageError(
+      `Cannot serve on "${options.host}": it is reachable from other machines and ` +
+        `${TOKEN_ENV} is not set, so anyone there could run tools here: ` +
+        `set ${TOKEN_ENV} to a long random secret, or use --host 127.0.0.1`,
+    );
+  }
+  const ws = await openWorkspace({
+    path: options.path,
+    mode: options.mode,
+    headless: options.yes && !options.no ? "yes" : "no",
+    flags: {
+      ...(options.model ? { model: options.model } : {}),
+      ...(options.baseUrl ? { base_url: options.baseUrl } : {}),
+    },
+  });
+  const provider = await createProvider(ws.config);
+  let server;
+  try {
+    server = startServer({
+      hostname: options.host,
+      port,
+      token,
+      version: VERSION,
+      workspace: {
+        worktree: ws.worktree,
+        config: ws.config,
+        registry: ws.registry,
+        policy: ws.policy,
+        provider,
+        createAgent: (parts) => createRootAgent(ws, { provider, ...parts }),
+        listTools: (policy) => toolListing({ ...ws, policy }),
+      },
+      onInternalError: (error) => {
+        const text = error instanceof Error ? error.stack ?? error.message : String(error);
+        Deno.stderr.writeSync(new TextEncoder().encode(`replio serve: ${text}\n`));
+      },
+    });
+  } catch (error) {
+    if (!(error instanceof Deno.errors.AddrInUse)) throw error;
+    throw new UsageError(
+      `Cannot listen on ${options.host}:${port}: the port is in use: ` +
+        `pass another --port, or --port 0 for any free one`,
+    );
+  }
+  await Deno.stdout.write(new TextEncoder().encode(`listening ${server.url}\n`));
+  const stop = () => void server.shutdown();
+  const signals: Deno.Signal[] = ["SIGINT", "SIGTERM"];
+  for (const name of signals) Deno.addSignalListener(name, stop);
+  try {
+    await server.finished;
+  } finally {
+    for (const name of signals) Deno.removeSignalListener(name, stop);
+  }
+  return EXIT.ok;
+}
+
+function parsePort(text: string): number {
+  const port = Number(text);
+  if (!/^\d+$/.test(text) || port > 65_535) {
+    throw new UsageError(
+      `Cannot use --port "${text}": expected a port from 0 to 65535: pass 8787, or 0 for any free port`,
+    );
+  }
+  return port;
+}
+
+/** The token, when set and readable; an empty value counts as unset. */
+function readToken(): string | undefined {
+  const permission = Deno.permissions.querySync({ name: "env", variable: TOKEN_ENV });
+  if (permission.state !== "granted") return undefined;
+  return Deno.env.get(TOKEN_ENV) || undefined;
+}
