@@ -17,8 +17,7 @@ export interface McpCommandOptions {
 
 /** Serves until the client closes stdin; exit 0. */
 export async function runMcpServer(options: McpCommandOptions): Promise<number> {
-  const headless = options.yes && !options.no ? "yes" : "no";
-  const ws = await openWorkspace({ path: options.path, mode: options.mode, headless });
+  const ws = await openWorkspace({ ...options, headless: options });
   if (Deno.stdin.isTerminal()) {
     // Someone typed `replio mcp` by hand: without this it just sits there.
     await Deno.stderr.write(

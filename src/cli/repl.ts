@@ -12,7 +12,7 @@ import { fileWriter } from "../ui/writer.ts";
 import { VERSION } from "../version.ts";
 import { runConfigCommand } from "./config.ts";
 import { createRootAgent } from "./start_agent.ts";
-import { openWorkspace } from "./workspace.ts";
+import { configFlags, openWorkspace } from "./workspace.ts";
 
 /** Options of the bare `replio` command. */
 export interface ReplOptions {
@@ -25,11 +25,7 @@ export interface ReplOptions {
 
 /** Runs the REPL; exit 0 when the person quits. */
 export async function runRepl(options: ReplOptions): Promise<number> {
-  const flags = {
-    ...(options.model ? { model: options.model } : {}),
-    ...(options.baseUrl ? { base_url: options.baseUrl } : {}),
-  };
-  const ws = await openWorkspace({ path: options.path, mode: options.mode, flags });
+  const ws = await openWorkspace(options);
   // Escape codes only when both ends are a terminal: piped input reads as plain lines.
   const isTerminal = Deno.stdin.isTerminal() && Deno.stdout.isTerminal();
   return await startRepl({
@@ -41,7 +37,7 @@ export async function runRepl(options: ReplOptions): Promise<number> {
     sessionId: options.session,
     connect: (config, model) => createProvider(config, model ? { model } : {}),
     createAgent: (config, parts) => createRootAgent({ ...ws, config }, parts),
-    loadConfig: () => loadConfig({ worktree: ws.worktree, flags }),
+    loadConfig: () => loadConfig({ worktree: ws.worktree, flags: configFlags(options) }),
     runConfig: (action, key, value, global) =>
       runConfigCommand(action, key, value, { global, path: ws.worktree }),
   }, {

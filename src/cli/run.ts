@@ -48,15 +48,7 @@ export async function runHeadless(promptArg: string, options: RunOptions): Promi
     );
   }
   const prompt = promptArg.trim() ? promptArg : await readPromptFromStdin();
-  const ws = await openWorkspace({
-    path: options.path,
-    mode: options.mode,
-    headless: options.yes && !options.no ? "yes" : "no",
-    flags: {
-      ...(options.model ? { model: options.model } : {}),
-      ...(options.baseUrl ? { base_url: options.baseUrl } : {}),
-    },
-  });
+  const ws = await openWorkspace({ ...options, headless: options });
   const provider = await createProvider(ws.config);
   using session = await openSession(ws.worktree, {
     config: ws.config,

@@ -38,15 +38,7 @@ export async function runServer(options: ServeCommandOptions): Promise<number> {
         `set ${TOKEN_ENV} to a long random secret, or use --host 127.0.0.1`,
     );
   }
-  const ws = await openWorkspace({
-    path: options.path,
-    mode: options.mode,
-    headless: options.yes && !options.no ? "yes" : "no",
-    flags: {
-      ...(options.model ? { model: options.model } : {}),
-      ...(options.baseUrl ? { base_url: options.baseUrl } : {}),
-    },
-  });
+  const ws = await openWorkspace({ ...options, headless: options });
   const provider = await createProvider(ws.config);
   let server;
   try {

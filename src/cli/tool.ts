@@ -37,8 +37,7 @@ export async function runToolCommand(
       `Cannot use ${json} as arguments: pass one JSON object, e.g. '{"path":"README.md"}'`,
     );
   }
-  const headless = options.yes && !options.no ? "yes" : "no";
-  const ws = await openWorkspace({ path: options.path, mode: options.mode, headless });
+  const ws = await openWorkspace({ ...options, headless: options });
   const permissions: PermissionRecord[] = [];
   const controller = new AbortController();
   const onSignal = () => controller.abort();

@@ -20,18 +20,33 @@ export interface Workspace {
   agentTypes: ReadonlyMap<string, AgentType>;
 }
 
-/** Options shared by subcommands. */
+/** The command-line options every subcommand shares, as commander parses them. */
 export interface WorkspaceOptions {
   path?: string | undefined;
   mode?: string | undefined;
-  headless?: HeadlessAnswer | undefined;
-  flags?: Partial<Record<ConfigKey, unknown>>;
+  model?: string | undefined;
+  baseUrl?: string | undefined;
+  /** Set for headless commands (tool, run, serve, mcp): no person answers ask-gated calls. */
+  headless?: { yes?: boolean | undefined; no?: boolean | undefined } | undefined;
+}
+
+/** The config values the command line sets (`--model`, `--base-url`), as origin `flag`. */
+export function configFlags(options: WorkspaceOptions): Partial<Record<ConfigKey, unknown>> {
+  return {
+    ...(options.model ? { model: options.model } : {}),
+    ...(options.baseUrl ? { base_url: options.baseUrl } : {}),
+  };
+}
+
+/** `--yes` grants ask-gated calls headless unless `--no` is given too; otherwise denied. */
+function headlessAnswer(flags: NonNullable<WorkspaceOptions["headless"]>): HeadlessAnswer {
+  return flags.yes && !flags.no ? "yes" : "no";
 }
 
 /** Resolves the worktree, loads config and builds registry and policy. */
 export async function openWorkspace(options: WorkspaceOptions): Promise<Workspace> {
   const worktree = await resolveWorktree(options.path);
-  const config = await loadConfig({ worktree, flags: options.flags ?? {} });
+  const config = await loadConfig({ worktree, flags: configFlags(options) });
   const userPlugins = await loadUserPlugins(config.get("plugins"), worktree);
   const mcpPlugins = await startMcpServers(config.get("mcp_servers"), {
     worktree,
@@ -43,7 +58,7 @@ export async function openWorkspace(options: WorkspaceOptions): Promise<Workspac
     config,
     worktree,
     mode: options.mode,
-    headless: options.headless,
+    headless: options.headless && headlessAnswer(options.headless),
   });
   const agentTypes = await loadAgentTypes(worktree, config);
   return { worktree, config, registry, policy, agentTypes };
