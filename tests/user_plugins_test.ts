@@ -60,3 +60,16 @@ Deno.test("loadUserPlugins stops with exit 2 and the fix for a broken plugin", a
     /Cannot load plugin "\.replio\/plugins\/bad\.js": tool "x" without a handler: see docs\/plugins\.md/,
   );
 });
+
+Deno.test("createRegistry refuses a user plugin that reuses a tool name, with exit 2", async () => {
+  await using wt = await tempWorktree({
+    ".replio/plugins/clash.js": PLUGIN.replace('name: "hello",', 'name: "file_read",'),
+    ".replio/config.yaml": "plugins: [.replio/plugins/clash.js]\n",
+  });
+  const ran = await replio(wt.path, "tools");
+  assert.equal(ran.code, 2);
+  assert.match(
+    ran.stderr,
+    /Cannot load plugin "hello-plugin": .*"file_read" is taken: rename the tool or drop the plugin/,
+  );
+});
