@@ -315,7 +315,9 @@ class Repl implements ReplContext {
       await Deno.stat(sessionFile(this.worktree, id));
     } catch (error) {
       if (!(error instanceof Deno.errors.NotFound)) throw error;
-      throw new Error(`Cannot load session "${id}": no such session here: run /session list`);
+      throw new Deno.errors.NotFound(
+        `Cannot load session "${id}": no such session here: run /session list`,
+      );
     }
     await this.#replaceSession(id);
   }
@@ -409,11 +411,19 @@ function displayOf(config: Config): TerminalDisplay {
   };
 }
 
-/** Errors that carry a message for people (bad config, usage) print it; bugs print a stack. */
+/** Errors whose message is written for people (bad config, usage, the model server); bugs print a stack. */
+const EXPECTED_ERRORS = [
+  "ConfigError",
+  "UsageError",
+  "ProviderError",
+  "RangeError",
+  "NotFound",
+  "AbortError",
+];
+
 function describeError(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
-  const expected = ["ConfigError", "UsageError", "RangeError", "NotFound"].includes(error.name);
-  return expected ? error.message : error.stack ?? error.message;
+  return EXPECTED_ERRORS.includes(error.name) ? error.message : error.stack ?? error.message;
 }
 
 /** `$HOME` for `~/` completion, only when reading it is already permitted. */

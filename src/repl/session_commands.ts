@@ -32,12 +32,7 @@ export const sessionCommand: SlashCommand = {
           );
           return;
         }
-        try {
-          await repl.loadSession(rest);
-        } catch (error) {
-          repl.printError(error instanceof Error ? error.message : String(error));
-          return;
-        }
+        await repl.loadSession(rest);
         repl.print(
           `Continuing session ${repl.session.id} (${formatTurns(repl.session.turns)})`,
           repl.styles.dim,
@@ -63,14 +58,10 @@ export const compactCommand: SlashCommand = {
       repl.printError(repl.modelProblem);
       return;
     }
-    try {
-      const summary = await repl.cancellable((signal) => repl.compact(signal));
-      if (summary === null) {
-        repl.print("Nothing to compact yet: the session is short", repl.styles.dim);
-      } else repl.print(`Compacted. Summary:\n${summary}`, repl.styles.dim);
-    } catch (error) {
-      repl.printError(error instanceof Error ? error.message : String(error));
-    }
+    const summary = await repl.cancellable((signal) => repl.compact(signal));
+    if (summary === null) {
+      repl.print("Nothing to compact yet: the session is short", repl.styles.dim);
+    } else repl.print(`Compacted. Summary:\n${summary}`, repl.styles.dim);
   },
 };
 

@@ -26,12 +26,7 @@ export const modeCommand: SlashCommand = {
       }
       return;
     }
-    try {
-      repl.setMode(name);
-    } catch (error) {
-      repl.printError(error instanceof Error ? error.message : String(error));
-      return;
-    }
+    repl.setMode(name);
     const description = modeSpec(repl, name)?.description;
     repl.print(`Mode ${name}${description ? `: ${description}` : ""}`, repl.styles.dim);
   },
@@ -49,12 +44,8 @@ export const modelCommand: SlashCommand = {
       else repl.printError(repl.modelProblem);
       return;
     }
-    try {
-      await repl.setModel(name);
-      repl.print(`Model ${name}`, repl.styles.dim);
-    } catch (error) {
-      repl.printError(error instanceof Error ? error.message : String(error));
-    }
+    await repl.setModel(name);
+    repl.print(`Model ${name}`, repl.styles.dim);
   },
 };
 
@@ -71,13 +62,9 @@ export const configCommand: SlashCommand = {
       await repl.runConfig("get", key || undefined, undefined, global);
       return;
     }
-    try {
-      if (await repl.runConfig("set", key, value, global) !== 0) return;
-      await repl.reloadConfig();
-      repl.print(`Set ${key} = ${value}${global ? " (global)" : ""}`, repl.styles.dim);
-    } catch (error) {
-      repl.printError(error instanceof Error ? error.message : String(error));
-    }
+    if (await repl.runConfig("set", key, value, global) !== 0) return;
+    await repl.reloadConfig();
+    repl.print(`Set ${key} = ${value}${global ? " (global)" : ""}`, repl.styles.dim);
   },
 };
 
