@@ -42,22 +42,6 @@ async function timeRun(args: string[], cwd: string): Promise<number> {
   return elapsed;
 }
 
-/** The results file is committed, so it must already be as `deno fmt --check` wants it. */
-async function formatMarkdown(text: string): Promise<string> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["fmt", "--ext=md", "-"],
-    cwd: new URL("..", import.meta.url),
-    stdin: "piped",
-    stdout: "piped",
-  }).spawn();
-  const writer = child.stdin.getWriter();
-  await writer.write(new TextEncoder().encode(text));
-  await writer.close();
-  const { code, stdout } = await child.output();
-  if (code !== 0) throw new Error(`Cannot format the results: deno fmt exited ${code}`);
-  return new TextDecoder().decode(stdout);
-}
-
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
 }
@@ -113,10 +97,9 @@ Date: ${new Date().toISOString().slice(0, 10)}.
 |---|---|---|---|---|---|---|
 ${rows.join("\n")}
 `;
-  const formatted = await formatMarkdown(report);
   await Deno.mkdir(new URL("./results/", import.meta.url), { recursive: true });
-  await Deno.writeTextFile(RESULTS, formatted);
-  await Deno.stdout.write(new TextEncoder().encode(formatted));
+  await Deno.writeTextFile(RESULTS, report);
+  await Deno.stdout.write(new TextEncoder().encode(report));
 } finally {
   await Deno.remove(worktree, { recursive: true });
 }

@@ -6,24 +6,9 @@ import assert from "node:assert/strict";
 import { CORE_PLUGIN } from "../src/agents/mod.ts";
 import { updateToolDocs } from "../src/cli/tool_docs.ts";
 import { BUNDLED_PLUGINS } from "../src/plugins/mod.ts";
+import { formatMarkdown } from "./support/format_markdown.ts";
 
 const DOCS = new URL("../docs/tools.md", import.meta.url);
-
-async function formatMarkdown(text: string): Promise<string> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["fmt", "--ext=md", "-"],
-    cwd: new URL("..", import.meta.url),
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const writer = child.stdin.getWriter();
-  await writer.write(new TextEncoder().encode(text));
-  await writer.close();
-  const { code, stdout, stderr } = await child.output();
-  assert.equal(code, 0, new TextDecoder().decode(stderr));
-  return new TextDecoder().decode(stdout);
-}
 
 Deno.test("docs/tools.md holds the current generated tool reference", async () => {
   const committed = await Deno.readTextFile(DOCS);

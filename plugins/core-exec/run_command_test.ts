@@ -3,17 +3,7 @@ import { join } from "node:path";
 import type { PermissionRecord } from "../../src/tools/mod.ts";
 import { HEAD_LINES, TAIL_LINES } from "../../src/plugins/api.ts";
 import { invokeInWorktree, runTool, tempWorktree } from "../../tests/support/worktree.ts";
-
-/** Whether `pid` still runs; a zombie (killed, not yet reaped by init) does not. */
-async function isRunning(pid: number): Promise<boolean> {
-  try {
-    const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0] !== "Z";
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return false;
-    throw error;
-  }
-}
+import { isRunning } from "../../tests/support/process_state.ts";
 
 Deno.test("run_command reports the exit code with merged output", async () => {
   await using wt = await tempWorktree();

@@ -1,28 +1,12 @@
 import assert from "node:assert/strict";
 import { CONFIG_DOCS_PATH, renderConfigDocs } from "./config_docs.ts";
 import { CONFIG_KEYS } from "./defaults.ts";
-
-/** The page as `deno task docs` leaves it: rendered, then through `deno fmt`. */
-async function formattedDocs(): Promise<string> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["fmt", "--ext=md", "-"],
-    cwd: new URL("../..", import.meta.url),
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const writer = child.stdin.getWriter();
-  await writer.write(new TextEncoder().encode(renderConfigDocs()));
-  await writer.close();
-  const { code, stdout, stderr } = await child.output();
-  assert.equal(code, 0, new TextDecoder().decode(stderr));
-  return new TextDecoder().decode(stdout);
-}
+import { formatMarkdown } from "../../tests/support/format_markdown.ts";
 
 Deno.test("renderConfigDocs matches docs/config.md", async () => {
   const committed = await Deno.readTextFile(new URL(`../../${CONFIG_DOCS_PATH}`, import.meta.url));
   assert.ok(
-    committed === await formattedDocs(),
+    committed === await formatMarkdown(renderConfigDocs()),
     `${CONFIG_DOCS_PATH} is stale: run \`deno task docs\` and commit the result`,
   );
 });

@@ -8,22 +8,12 @@ import {
   runProcess,
   TAIL_LINES,
 } from "./run_process.ts";
+import { isRunning } from "../../tests/support/process_state.ts";
 
 /** A temp dir removed on dispose. */
 async function tempDir(): Promise<AsyncDisposable & { path: string }> {
   const path = await Deno.realPath(await Deno.makeTempDir({ prefix: "replio_proc_" }));
   return { path, [Symbol.asyncDispose]: () => Deno.remove(path, { recursive: true }) };
-}
-
-/** Whether `pid` still runs; a zombie (killed, not yet reaped by init) does not. */
-async function isRunning(pid: number): Promise<boolean> {
-  try {
-    const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0] !== "Z";
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return false;
-    throw error;
-  }
 }
 
 /** Blocks until the command writes a line into the FIFO: started, without sleeping. */
