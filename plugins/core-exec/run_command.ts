@@ -83,7 +83,7 @@ async function assertDirectory(dir: string, shown: string): Promise<void> {
  * in the reason; heredocs, multi-line and unparsable commands are denied outright, even when
  * bash itself is allowed.
  */
-export async function resolveRunPermission(
+async function resolveRunPermission(
   args: ToolArgs,
   ctx: PermissionContext,
 ): Promise<Resolution> {

@@ -4,7 +4,7 @@
  */
 
 /** Bytes sniffed for a NUL, as git and ripgrep judge binary files. */
-export const SNIFF_BYTES = 8192;
+const SNIFF_BYTES = 8192;
 
 /** Leading bytes of common binary formats; the first match names the type. */
 const SIGNATURES: readonly { bytes: readonly number[]; type: string; at?: number }[] = [

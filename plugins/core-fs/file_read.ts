@@ -20,7 +20,7 @@ const COUNT_MAX_BYTES = 2 * 1024 ** 3;
 const FRAME_CHARS = 300;
 
 /** The whole result for a file with no bytes. */
-export const EMPTY_FILE = "(empty file)";
+const EMPTY_FILE = "(empty file)";
 
 const parameters = Type.Object({
   path: Type.String({ description: "File to read, relative to the worktree" }),

@@ -15,7 +15,7 @@ import DESCRIPTION from "./list_dir.md" with { type: "text" };
 const MAX_COUNTED_ENTRIES = 100_000;
 
 /** The whole result for a directory with nothing to show. */
-export const EMPTY_DIRECTORY = "(empty directory)";
+const EMPTY_DIRECTORY = "(empty directory)";
 
 const parameters = Type.Object({
   path: Type.Optional(Type.String({

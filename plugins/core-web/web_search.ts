@@ -10,7 +10,7 @@ import { SEARCH_BACKENDS } from "./_search_backends.ts";
 import DESCRIPTION from "./web_search.md" with { type: "text" };
 
 /** The soft note for an empty result (spec/tools.md §Status and activity lines). */
-export const NO_RESULTS = "No search results found.";
+const NO_RESULTS = "No search results found.";
 
 const parameters = Type.Object({
   query: Type.String({

@@ -24,7 +24,7 @@ const parameters = Type.Object({
 });
 
 /** Resolves the delegate action for one agent type. */
-export function resolveDelegate(args: ToolArgs, ctx: PermissionContext): Resolution {
+function resolveDelegate(args: ToolArgs, ctx: PermissionContext): Resolution {
   const types = ctx.services[AGENT_TYPES_SERVICE] as ReadonlyMap<string, AgentType> | undefined;
   const runner = ctx.services[DELEGATE_SERVICE] as DelegateRunner | undefined;
   const type = types?.get(String(args.agent_type));

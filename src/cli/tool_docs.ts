@@ -10,13 +10,13 @@ import { BUNDLED_PLUGINS } from "../plugins/mod.ts";
 import type { JsonSchema } from "../tools/mod.ts";
 
 /** Marks where the generated reference starts in docs/tools.md. */
-export const BEGIN_MARKER =
+const BEGIN_MARKER =
   "<!-- BEGIN GENERATED TOOL REFERENCE: edit the tools, then run `deno task docs` -->";
 /** Marks where it ends. */
-export const END_MARKER = "<!-- END GENERATED TOOL REFERENCE -->";
+const END_MARKER = "<!-- END GENERATED TOOL REFERENCE -->";
 
 /** The reference section for every bundled and core tool, in registration order. */
-export function renderToolReference(): string {
+function renderToolReference(): string {
   const sections: string[] = [];
   for (const plugin of [...BUNDLED_PLUGINS, CORE_PLUGIN]) {
     for (const { spec } of plugin.tools) {

@@ -51,7 +51,7 @@ export const AGENT_SCHEMA = Type.Object({
 }, { additionalProperties: false });
 
 /** An MCP server replio starts over stdio: the command, its arguments, extra env, its folder. */
-export const MCP_SERVER_SCHEMA = Type.Object({
+const MCP_SERVER_SCHEMA = Type.Object({
   command: Type.String({ minLength: 1 }),
   args: Type.Optional(STRINGS),
   env: Type.Optional(Type.Record(Type.String(), Type.String())),

@@ -15,7 +15,7 @@ export const TAIL_LINES = 100;
  */
 export const MAX_LINE_CHARS = 400;
 /** Time between SIGTERM and SIGKILL: long enough for a test runner to clean up. */
-export const KILL_GRACE_MS = 2_000;
+const KILL_GRACE_MS = 2_000;
 /**
  * How long output is still read after the command exits: a background process (`server &`)
  * may keep the pipe open forever, and the result must not wait for it.
@@ -229,7 +229,7 @@ async function readAll(
 }
 
 /** The marker between head and tail, e.g. `... (1234 lines omitted) ...`. */
-export function omittedMarker(count: number): string {
+function omittedMarker(count: number): string {
   return `... (${count} ${count === 1 ? "line" : "lines"} omitted) ...`;
 }
 
