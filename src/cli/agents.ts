@@ -2,9 +2,10 @@
  * `replio agents`: the agent types delegate can run, with where each is declared.
  * @module
  */
-import { type AgentType, formatAgentTypes } from "../agents/mod.ts";
+import { type AgentType, formatAgentTypes, loadAgentTypes } from "../agents/mod.ts";
+import { loadConfig } from "../config/mod.ts";
 import { EXIT } from "./errors.ts";
-import { openWorkspace } from "./workspace.ts";
+import { resolveWorktree } from "./resolve_worktree.ts";
 
 /** Options of `replio agents`. */
 export interface AgentsCommandOptions {
@@ -12,10 +13,10 @@ export interface AgentsCommandOptions {
   path?: string;
 }
 
-/** Prints the agent types; exit 0. */
+/** Prints the agent types; exit 0. Needs no registry, so plugins and MCP servers stay unloaded. */
 export async function listAgents(options: AgentsCommandOptions): Promise<number> {
-  const ws = await openWorkspace({ path: options.path });
-  const types = [...ws.agentTypes.values()];
+  const worktree = await resolveWorktree(options.path);
+  const types = [...(await loadAgentTypes(worktree, await loadConfig({ worktree }))).values()];
   const text = options.json
     ? JSON.stringify({ agents: types.map(toJson) }, null, 2) + "\n"
     : formatAgentTypes(types);
