@@ -15,7 +15,8 @@ import {
   ToolPolicy,
   type ToolRegistry,
 } from "../../src/tools/mod.ts";
-import type { ConfirmAnswer, Sink, TurnEvent } from "../../src/ui/events.ts";
+import { CollectingSink } from "../../src/ui/collecting_sink.ts";
+import type { ConfirmAnswer, ConfirmRequest, Sink } from "../../src/ui/events.ts";
 
 /** A temporary worktree directory, removed on dispose. */
 export interface TempWorktree extends AsyncDisposable {
@@ -50,19 +51,14 @@ export async function tempWorktree(
 }
 
 /** A sink that records events and answers confirmations from a script. */
-export class RecordingSink implements Sink {
-  readonly events: TurnEvent[] = [];
+export class RecordingSink extends CollectingSink {
   readonly confirmations: string[] = [];
-  constructor(private readonly answers: ConfirmAnswer[] = []) {}
-  emit(event: TurnEvent): void {
-    this.events.push(event);
+  constructor(private readonly answers: ConfirmAnswer[] = []) {
+    super();
   }
-  confirm(request: { tool: string }): Promise<ConfirmAnswer> {
+  override confirm(request: ConfirmRequest): Promise<ConfirmAnswer> {
     this.confirmations.push(request.tool);
     return Promise.resolve(this.answers.shift() ?? "no");
-  }
-  ask(): Promise<string | null> {
-    return Promise.resolve(null);
   }
 }
 
