@@ -10,6 +10,7 @@ import {
   createToolContext,
   invokeTool,
   type PermissionRecord,
+  plainActivity,
   type Policy,
   type ToolContext,
   type ToolRegistry,
@@ -258,7 +259,7 @@ export class Agent {
         id: call.id,
         name: call.function.name,
         arguments: {},
-        activity: { glyph: null, verb: call.function.name, key: "", params: {}, echo: false },
+        activity: plainActivity(call.function.name),
       });
       sink.emit({
         type: "tool_result",

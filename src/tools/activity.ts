@@ -53,3 +53,8 @@ export async function describeActivity(
   }
   return activity;
 }
+
+/** The activity of a call that never reached a tool (unknown name, bad JSON, skipped on cancel). */
+export function plainActivity(name: string, args: Record<string, unknown> = {}): Activity {
+  return { glyph: null, verb: name, key: "", params: args, echo: false };
+}

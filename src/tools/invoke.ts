@@ -5,7 +5,7 @@
  * @module
  */
 import type { Decision, Sink } from "../ui/events.ts";
-import { describeActivity } from "./activity.ts";
+import { describeActivity, plainActivity } from "./activity.ts";
 import type { PermissionRecord } from "./audit.ts";
 import type { Policy } from "./policy.ts";
 import { errorResult, type PreparedCall, type ToolRegistry, type ToolResult } from "./registry.ts";
@@ -65,7 +65,7 @@ export async function invokeTool(
       id: request.id,
       name: request.name,
       arguments: shownArgs,
-      activity: { glyph: null, verb: request.name, key: "", params: shownArgs, echo: false },
+      activity: plainActivity(request.name, shownArgs),
     });
     return finish({ output: errorResult(error, ctx.signal), isError: true }, null);
   }

@@ -3,7 +3,7 @@
  * invoke pipeline.
  * @module
  */
-export { describeActivity } from "./activity.ts";
+export { describeActivity, plainActivity } from "./activity.ts";
 export type { PermissionRecord } from "./audit.ts";
 export { capResult, TRUNCATED_MARKER } from "./cap_result.ts";
 export { createToolContext, type ToolContextOptions } from "./context.ts";
