@@ -37,6 +37,20 @@ Values given to \`config set\` are read as YAML (\`true\`, \`3\`, \`[a, b]\`, \`
 string key keeps the text as typed. \`set\` keeps the file's comments and other keys, and
 checks the whole file before writing it.
 
+## Environment variables
+
+| Variable | Effect |
+| --- | --- |
+| \`OPENAI_BASE_URL\` | Endpoint used when \`base_url\` is empty |
+| \`OPENAI_API_KEY\` | The API key, read at request time; another variable can be named with \`api_key_env\` |
+| \`BRAVE_API_KEY\`, \`TAVILY_API_KEY\` | web_search keys (names set by \`web.brave_api_key_env\`, \`web.tavily_api_key_env\`) |
+| \`XDG_CONFIG_HOME\`, \`HOME\` | Where the global config file lives |
+| \`NO_COLOR\` | Any non-empty value turns colour off |
+| \`REPLIO_GREP_ENGINE\` | \`rg\`, \`builtin\` or \`auto\` (default): which engine grep uses |
+| \`REPLIO_SERVE_TOKEN\` | Bearer token \`replio serve\` requires (needed to bind a non-loopback host; see serve.md) |
+
+Keys are never stored in config or session files: only the names of the variables that hold them.
+
 ## Keys
 `;
 
