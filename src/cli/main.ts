@@ -12,6 +12,12 @@ export async function main(argv: string[]): Promise<number> {
     await writeOut(`replio ${VERSION}\n`);
     return EXIT.ok;
   }
+  if (argv.length === 1 && (argv[0] === "--help" || argv[0] === "-h")) {
+    // The stored text commander would print: no need to load commander and build every command.
+    const { ROOT_HELP } = await import("./root_help.ts");
+    await writeOut(ROOT_HELP);
+    return EXIT.ok;
+  }
   try {
     const { buildProgram } = await import("./program.ts");
     let exitCode: number = EXIT.ok;
