@@ -1,9 +1,9 @@
 /**
- * The OpenAI-compatible provider: chat completions through the official `openai` SDK, streamed,
- * with bounded retries, an idle timeout and tolerant tool-call reassembly.
+ * The OpenAI-compatible provider: chat completions over HTTP with `fetch`, streamed, with bounded
+ * retries, an idle timeout and tolerant tool-call reassembly. The request is one POST; the SDK
+ * cost 50 ms of start-up and 20 MB of memory for it (docs/decisions.md), so it is not used here.
  * @module
  */
-import type { OpenAI } from "openai";
 import type { Config } from "../config/mod.ts";
 import type { ToolSchema } from "../tools/types.ts";
 import { IdleWatchdog } from "./_idle_watchdog.ts";
@@ -17,8 +17,6 @@ import type { ChatMessage, ChatRequest, Provider, ProviderEvent } from "./types.
 const MAX_RETRY_WAIT_MS = 60_000;
 /** Error pages (an HTML 502 from a proxy) are cut to this in messages. */
 const MAX_SERVER_MESSAGE_CHARS = 300;
-/** The SDK refuses to start without a key; keyless local servers ignore this one. */
-const PLACEHOLDER_KEY = "no-key";
 /** Shortest key we redact from messages: shorter strings would mangle ordinary words. */
 const MIN_REDACTED_KEY_CHARS = 4;
 
@@ -34,8 +32,7 @@ export interface OpenAIProviderOptions {
 }
 
 /**
- * Creates a provider for any OpenAI-compatible chat completions endpoint; the SDK loads on the
- * first request.
+ * Creates a provider for any OpenAI-compatible chat completions endpoint.
  *
  * @example
  * ```ts ignore
@@ -73,8 +70,6 @@ interface Progress {
   yielded: boolean;
 }
 
-type Sdk = typeof import("openai");
-
 const CANCELLED: ProviderEvent = { type: "done", reason: "cancelled" };
 
 class OpenAIProvider implements Provider {
@@ -82,7 +77,6 @@ class OpenAIProvider implements Provider {
   readonly #config: Config;
   readonly #baseUrl: string;
   readonly #apiKey: string;
-  #client: Promise<{ sdk: Sdk; client: OpenAI }> | null = null;
   #generatedIds = 0;
 
   constructor(options: OpenAIProviderOptions) {
@@ -150,20 +144,18 @@ class OpenAIProvider implements Provider {
 
   /** One streamed request: deltas as they come, then tool calls, usage and `done`. */
   async *#streamOnce(request: ChatRequest, progress: Progress): AsyncGenerator<ProviderEvent> {
-    const { client } = await this.#sdk();
     using watchdog = new IdleWatchdog(this.#idleTimeoutMs());
     const signal = AbortSignal.any([request.signal, watchdog.signal]);
     try {
-      const response = await client.chat.completions.create({
+      const response = await this.#post({
         ...this.#settings(request.messages, request.tools),
         stream: true,
         stream_options: { include_usage: true },
-      }, { signal }).asResponse();
+      }, signal);
       watchdog.touch();
       const turn = new TurnAssembler(() => `call_${++this.#generatedIds}`);
       let sawDone = false;
-      // The SDK's own iterator cannot tell `[DONE]` from a clean early close, and logs bad
-      // lines itself: we read the SSE body directly.
+      // `[DONE]` must be told apart from a clean early close: the SSE body is read line by line.
       for await (
         const event of readServerSentEvents(this.#body(response), () => watchdog.touch())
       ) {
@@ -192,15 +184,11 @@ class OpenAIProvider implements Provider {
 
   /** One non-streaming request, bounded by the idle timeout as a whole. */
   async *#requestOnce(messages: ChatMessage[], outer: AbortSignal): AsyncGenerator<ProviderEvent> {
-    const { client } = await this.#sdk();
     using watchdog = new IdleWatchdog(this.#idleTimeoutMs());
     const signal = AbortSignal.any([outer, watchdog.signal]);
     let text: string;
     try {
-      const response = await client.chat.completions.create({
-        ...this.#settings(messages, []),
-        stream: false,
-      }, { signal }).asResponse();
+      const response = await this.#post({ ...this.#settings(messages, []), stream: false }, signal);
       text = await response.text();
     } catch (error) {
       if (watchdog.fired && !outer.aborted) throw this.#timeout();
@@ -216,24 +204,26 @@ class OpenAIProvider implements Provider {
     yield { type: "done", reason: "stop" };
   }
 
-  #sdk(): Promise<{ sdk: Sdk; client: OpenAI }> {
-    this.#client ??= import("openai").then((sdk) => ({
-      sdk,
-      client: new sdk.OpenAI({
-        apiKey: this.#apiKey || PLACEHOLDER_KEY,
-        baseURL: this.#baseUrl,
-        // Retries are ours: they honour max_retries, Retry-After, and drops after the headers.
-        maxRetries: 0,
-        // The SDK must never print into the terminal UI.
-        logLevel: "off",
-        // Passed explicitly so the SDK reads no OPENAI_* variables for them.
-        organization: null,
-        project: null,
-        adminAPIKey: null,
-        webhookSecret: null,
-      }),
-    }));
-    return this.#client;
+  /**
+   * POSTs one chat completions request. A non-2xx status becomes a classified failure with the
+   * server's own message; retries are the caller's (they honour max_retries and Retry-After).
+   */
+  async #post(body: Record<string, unknown>, signal: AbortSignal): Promise<Response> {
+    const response = await fetch(`${this.#baseUrl.replace(/\/+$/, "")}/chat/completions`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: body.stream ? "text/event-stream" : "application/json",
+        ...(this.#apiKey ? { authorization: `Bearer ${this.#apiKey}` } : {}),
+      },
+      body: JSON.stringify(body),
+      signal,
+    });
+    if (response.ok) return response;
+    const text = await response.text().catch(() => "");
+    throw new AttemptFailure(
+      this.#httpFailure(response.status, errorMessage(text), response.headers),
+    );
   }
 
   /** The request fields every call shares, from the config. */
@@ -309,11 +299,7 @@ class OpenAIProvider implements Provider {
 
   async #classify(error: unknown): Promise<Failure> {
     if (error instanceof AttemptFailure) return error.failure;
-    const { sdk } = await this.#sdk();
-    if (error instanceof sdk.APIError && error.status !== undefined) {
-      return this.#httpFailure(error.status, serverMessage(error), error.headers ?? new Headers());
-    }
-    const cause = error instanceof sdk.APIConnectionError ? error.cause : error;
+    const cause = error;
     if (cause instanceof Deno.errors.NotCapable) {
       return {
         code: "connection",
@@ -322,7 +308,7 @@ class OpenAIProvider implements Provider {
         retryable: false,
       };
     }
-    if (error instanceof sdk.APIConnectionError || error instanceof TypeError) {
+    if (error instanceof TypeError) {
       // Deno reports refused connections and bodies cut mid-read as TypeError.
       return {
         code: "connection",
@@ -397,11 +383,17 @@ function cut(text: string): string {
     : line;
 }
 
-function serverMessage(error: InstanceType<Sdk["APIError"]>): string {
-  const body = error.error;
-  if (isRecord(body) && typeof body.message === "string") return cut(body.message);
-  // The SDK prefixes the status, which our message states already.
-  return cut(error.message.replace(/^\d{3} /, "")) || "no details";
+/** The server's own words from an error body: `{"error": {"message"}}`, else the text itself. */
+function errorMessage(text: string): string {
+  try {
+    const body = JSON.parse(text);
+    const error = isRecord(body) ? body.error ?? body : undefined;
+    if (isRecord(error) && typeof error.message === "string") return cut(error.message);
+    if (typeof error === "string") return cut(error);
+  } catch {
+    // Not JSON (an HTML error page from a proxy): the text, cut to one line, says what came back.
+  }
+  return cut(text) || "no details";
 }
 
 function describeCause(error: unknown): string {
@@ -409,7 +401,7 @@ function describeCause(error: unknown): string {
 }
 
 /** Only the fields servers accept: the session's `reasoning` stays out of requests. */
-function toWireMessage(message: ChatMessage): OpenAI.ChatCompletionMessageParam {
+function toWireMessage(message: ChatMessage): Record<string, unknown> {
   switch (message.role) {
     case "assistant":
       return {
@@ -424,7 +416,7 @@ function toWireMessage(message: ChatMessage): OpenAI.ChatCompletionMessageParam 
   }
 }
 
-function toWireTool(tool: ToolSchema): OpenAI.ChatCompletionTool {
+function toWireTool(tool: ToolSchema): ToolSchema {
   return {
     type: "function",
     function: {
