@@ -112,4 +112,4 @@ Node loop \`bench/peers/ref-agent.mjs\`, in the same run).
 `;
 await Deno.mkdir(join(here, "results"), { recursive: true });
 await Deno.writeTextFile(join(here, "results", "first_request.md"), report);
-console.log(report);
+await Deno.stdout.write(new TextEncoder().encode(report));

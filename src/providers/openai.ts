@@ -126,7 +126,7 @@ class OpenAIProvider implements Provider {
           yield CANCELLED;
           return;
         }
-        failure = await this.#classify(error);
+        failure = this.#classify(error);
       }
       const delay = failure.retryable && !progress.yielded && attempts <= maxRetries
         ? retryDelayMs(attempts - 1, failure.headers)
@@ -297,7 +297,7 @@ class OpenAIProvider implements Provider {
     });
   }
 
-  async #classify(error: unknown): Promise<Failure> {
+  #classify(error: unknown): Failure {
     if (error instanceof AttemptFailure) return error.failure;
     const cause = error;
     if (cause instanceof Deno.errors.NotCapable) {
