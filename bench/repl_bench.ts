@@ -210,8 +210,7 @@ Each run launches \`deno run --no-prompt -A main.ts\` in a pseudo-terminal (\`sc
 runs per case after ${WARMUP_RUNS} warm-up runs, interleaved with the reference. "Ready" is the
 time from launch until the prompt after the banner is written. "Idle RSS" is the REPL process's
 VmRSS ${IDLE_SETTLE_MS} ms after the prompt; "after a turn" is the same after one turn that
-reads a file through a tool call and streams a markdown answer from the mock model (the first
-turn loads the provider's \`openai\` SDK). The machine is shared: every figure moves with its
+reads a file through a tool call and streams a markdown answer from the mock model. The machine is shared: every figure moves with its
 load, the ratios to the references less so.
 
 | case | ready ms (median) | ready ms (max) | × hello world | idle RSS MB | idle RSS MB after a turn |
