@@ -3,7 +3,9 @@
  * docs/performance.md from the results. `--assemble` only rebuilds the page.
  * @module
  */
-const BENCHES = ["startup", "loop", "session", "fs", "repl"];
+const BENCHES = ["startup", "first_request", "loop", "session", "fs", "repl", "policy_test"];
+/** Sections whose bench runs apart (`deno task bench:peers` needs root and a network namespace). */
+const SEPARATE = ["peers"];
 const here = new URL(".", import.meta.url);
 
 if (!Deno.args.includes("--assemble")) {
@@ -19,7 +21,7 @@ if (!Deno.args.includes("--assemble")) {
 }
 
 const sections: string[] = [];
-for (const name of BENCHES) {
+for (const name of [...BENCHES, ...SEPARATE]) {
   try {
     const text = await Deno.readTextFile(new URL(`results/${name}.md`, here));
     sections.push(text.trim().replace(/^# /, "## ").replace(/\n## /g, "\n### "));

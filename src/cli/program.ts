@@ -151,6 +151,25 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
       setExitCode(await runConfigCommand(action, key, value, options));
     });
 
+  const policy = program.command("policy")
+    .description("test a policy change against recorded sessions (docs/policy.md)")
+    .exitOverride();
+  policy.command("test")
+    .description(
+      "re-resolve recorded tool calls under the current (or a proposed) config; exit 1 if looser",
+    )
+    .option("--against <session...>", "session ids or files to test against")
+    .option("--all", "every session of the worktree")
+    .option("--config <file>", "a proposed config file, in place of .replio/config.yaml")
+    .option("--mode <mode>", "mode to resolve the policy under")
+    .option("--json", "print the report as JSON")
+    .option("--path <dir>", "worktree (default: the current directory)")
+    .exitOverride()
+    .action(async (options) => {
+      const { runPolicyTest } = await import("./policy.ts");
+      setExitCode(await runPolicyTest(options.against ?? [], options));
+    });
+
   const sessions = program.command("sessions")
     .description("list or show saved sessions")
     .exitOverride();

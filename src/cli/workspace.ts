@@ -3,7 +3,7 @@
  * policy for a mode.
  * @module
  */
-import { type Config, type ConfigKey, loadConfig } from "../config/mod.ts";
+import { type Config, type ConfigKey, configPaths, loadConfig } from "../config/mod.ts";
 import { type AgentType, CORE_PLUGIN, loadAgentTypes } from "../agents/mod.ts";
 import { startMcpServers } from "../mcp/mod.ts";
 import { createRegistry, loadUserPlugins } from "../plugins/mod.ts";
@@ -26,6 +26,8 @@ export interface WorkspaceOptions {
   mode?: string | undefined;
   model?: string | undefined;
   baseUrl?: string | undefined;
+  /** A config file that stands in for the worktree's `.replio/config.yaml` (`policy test --config`). */
+  configFile?: string | undefined;
   /** Set for headless commands (tool, run, serve, mcp): no person answers ask-gated calls. */
   headless?: { yes?: boolean | undefined; no?: boolean | undefined } | undefined;
 }
@@ -46,7 +48,14 @@ function headlessAnswer(flags: NonNullable<WorkspaceOptions["headless"]>): Headl
 /** Resolves the worktree, loads config and builds registry and policy. */
 export async function openWorkspace(options: WorkspaceOptions): Promise<Workspace> {
   const worktree = await resolveWorktree(options.path);
-  const config = await loadConfig({ worktree, flags: configFlags(options) });
+  const paths = options.configFile === undefined
+    ? undefined
+    : { ...configPaths(worktree), local: options.configFile };
+  const config = await loadConfig({
+    worktree,
+    flags: configFlags(options),
+    ...(paths ? { paths } : {}),
+  });
   const userPlugins = await loadUserPlugins(config.get("plugins"), worktree);
   const mcpPlugins = await startMcpServers(config.get("mcp_servers"), {
     worktree,

@@ -1,0 +1,189 @@
+/**
+ * `replio policy test`: re-resolves every tool call recorded in sessions against the current
+ * config, mode and flags (or a proposed config file) and prints each call whose action would
+ * change. A change that loosens (deny → ask/allow, ask → allow) exits 1, so it guards config
+ * changes in CI (docs/policy.md).
+ * @module
+ */
+import { existsSync } from "node:fs";
+import { AGENT_TYPES_SERVICE } from "../agents/mod.ts";
+import {
+  isSessionId,
+  listSessions,
+  readRecordedCalls,
+  type RecordedCall,
+  sessionFile,
+} from "../session/mod.ts";
+import type { Action } from "../tools/mod.ts";
+import { EXIT, UsageError } from "./errors.ts";
+import { resolveWorktree } from "./resolve_worktree.ts";
+import { openWorkspace, type Workspace } from "./workspace.ts";
+
+/** Options of `replio policy test`. */
+export interface PolicyTestOptions {
+  all?: boolean;
+  config?: string;
+  mode?: string;
+  json?: boolean;
+  path?: string;
+}
+
+/** How strict an action is: a higher rank grants more. */
+const RANK: Record<Action, number> = { deny: 0, ask: 1, allow: 2 };
+
+/** One re-resolved call whose action differs from the recorded one. */
+export interface PolicyChange {
+  session: string;
+  turn: number;
+  call: string;
+  tool: string;
+  /** The key argument (a command, a path), for people reading the list. */
+  subject: string;
+  before: { action: Action; reason: string };
+  after: { action: Action; reason: string };
+  loosened: boolean;
+}
+
+/** What `policy test` found over all the calls it read. */
+export interface PolicyTestReport {
+  sessions: number;
+  calls: number;
+  unchanged: number;
+  /** Calls that never reached the policy when recorded, or whose tool no longer exists. */
+  skipped: number;
+  changes: PolicyChange[];
+}
+
+/** Runs `policy test` over the given sessions (ids or files) and returns the exit code. */
+export async function runPolicyTest(
+  against: string[],
+  options: PolicyTestOptions,
+): Promise<number> {
+  const worktree = await resolveWorktree(options.path);
+  const files = await sessionFiles(worktree, against, options.all ?? false);
+  const ws = await openWorkspace({
+    path: options.path,
+    mode: options.mode,
+    configFile: options.config,
+  });
+  const report = await testPolicy(ws, files);
+  const out = options.json ? JSON.stringify(report) + "\n" : formatReport(report);
+  await Deno.stdout.write(new TextEncoder().encode(out));
+  return report.changes.some((c) => c.loosened) ? EXIT.failed : EXIT.ok;
+}
+
+/** Re-resolves every recorded call of `files` under the workspace's policy. */
+export async function testPolicy(ws: Workspace, files: string[]): Promise<PolicyTestReport> {
+  const report: PolicyTestReport = {
+    sessions: files.length,
+    calls: 0,
+    unchanged: 0,
+    skipped: 0,
+    changes: [],
+  };
+  const services = { [AGENT_TYPES_SERVICE]: ws.agentTypes };
+  for (const file of files) {
+    for await (const call of readRecordedCalls(file)) {
+      report.calls++;
+      const change = await reResolve(ws, call, services);
+      if (change === "skipped") report.skipped++;
+      else if (change === null) report.unchanged++;
+      else report.changes.push(change);
+    }
+  }
+  return report;
+}
+
+async function reResolve(
+  ws: Workspace,
+  call: RecordedCall,
+  services: Record<string, unknown>,
+): Promise<PolicyChange | null | "skipped"> {
+  if (!call.permission) return "skipped";
+  let prepared;
+  try {
+    prepared = ws.registry.prepare(call.name, call.arguments);
+  } catch {
+    return "skipped";
+  }
+  const now = await ws.policy.resolve(prepared.tool, prepared.args, services);
+  const before = { action: call.permission.action, reason: call.permission.reason };
+  if (now.action === before.action) return null;
+  const subject = prepared.tool.keyArg ? prepared.args[prepared.tool.keyArg] : undefined;
+  return {
+    session: call.session,
+    turn: call.turn,
+    call: call.id,
+    tool: prepared.tool.name,
+    subject: typeof subject === "string" ? subject : "",
+    before,
+    after: { action: now.action, reason: now.reason },
+    loosened: RANK[now.action] > RANK[before.action],
+  };
+}
+
+/** Session ids, file paths, or every session of the worktree with `--all`. */
+async function sessionFiles(worktree: string, against: string[], all: boolean): Promise<string[]> {
+  if (all) {
+    if (against.length) {
+      throw new UsageError("Cannot test the policy: give sessions or --all, not both");
+    }
+    const sessions = await listSessions(worktree);
+    return sessions.map((s) => sessionFile(worktree, s.id));
+  }
+  if (against.length === 0) {
+    throw new UsageError(
+      "Cannot test the policy: no sessions given: pass --against ID|FILE… or --all " +
+        "(replio sessions list shows the ids)",
+    );
+  }
+  return against.map((given) => {
+    if (existsSync(given)) return given;
+    if (isSessionId(given) && existsSync(sessionFile(worktree, given))) {
+      return sessionFile(worktree, given);
+    }
+    throw new UsageError(
+      `Cannot test the policy against "${given}": no such session file or session id in ` +
+        `${worktree}: replio sessions list shows the ids`,
+    );
+  });
+}
+
+/** The changes, one line each, then counts per tool and per reason. */
+export function formatReport(report: PolicyTestReport): string {
+  const lines: string[] = [];
+  for (const c of report.changes) {
+    const subject = c.subject ? ` ${JSON.stringify(cut(c.subject))}` : "";
+    lines.push(
+      `${c.loosened ? "LOOSER" : "stricter"}  ${c.tool}${subject}: ${c.before.action} → ` +
+        `${c.after.action} (${c.after.reason})  [${c.session} turn ${c.turn}]`,
+    );
+  }
+  const loosened = report.changes.filter((c) => c.loosened).length;
+  if (lines.length) lines.push("");
+  lines.push(
+    `${report.calls} calls in ${report.sessions} sessions: ${report.changes.length} would change ` +
+      `(${loosened} looser, ${report.changes.length - loosened} stricter), ` +
+      `${report.unchanged} unchanged, ${report.skipped} not re-resolved (no decision recorded ` +
+      `or the tool is gone)`,
+  );
+  for (const [label, key] of [["tool", "tool"], ["reason", "reason"]] as const) {
+    const counts = new Map<string, number>();
+    for (const c of report.changes) {
+      const name = key === "tool" ? c.tool : c.after.reason;
+      counts.set(name, (counts.get(name) ?? 0) + 1);
+    }
+    if (counts.size) {
+      lines.push(
+        `by ${label}: ${[...counts].map(([name, n]) => `${name} ${n}`).join(", ")}`,
+      );
+    }
+  }
+  if (loosened) lines.push("exit 1: the new policy allows what the recorded one did not");
+  return lines.join("\n") + "\n";
+}
+
+function cut(text: string): string {
+  const line = text.replace(/\s+/g, " ");
+  return line.length > 60 ? `${line.slice(0, 59)}…` : line;
+}
