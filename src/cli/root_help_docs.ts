@@ -10,13 +10,13 @@ import { buildProgram } from "./program.ts";
 export function renderRootHelp(): string {
   let text = "";
   const program = buildProgram(() => {});
-  program.configureOutput({ writeOut: (chunk) => text += chunk });
+  // Plain text whatever the generating terminal supports: colour is the terminal's business.
+  program.configureOutput({ writeOut: (chunk) => text += chunk, getOutHasColors: () => false });
   // Colour and width come from the terminal at run time; the stored text is the plain 80-column
   // layout commander uses when stdout is not a terminal.
   program.configureHelp({ helpWidth: 80 });
-  try {
-    program.outputHelp();
-  } catch { /* outputHelp does not exit; exitOverride only applies to parse */ }
+  program.outputHelp();
+  if (!text) throw new Error("Cannot generate the root help: commander printed nothing");
   return text;
 }
 
