@@ -5,18 +5,12 @@
  * changes in CI (docs/policy.md).
  * @module
  */
-import { existsSync } from "node:fs";
 import { AGENT_TYPES_SERVICE } from "../agents/mod.ts";
-import {
-  isSessionId,
-  listSessions,
-  readRecordedCalls,
-  type RecordedCall,
-  sessionFile,
-} from "../session/mod.ts";
+import { listSessions, readRecordedCalls, type RecordedCall, sessionFile } from "../session/mod.ts";
 import type { Action } from "../tools/mod.ts";
 import { EXIT, UsageError } from "./errors.ts";
 import { resolveWorktree } from "./resolve_worktree.ts";
+import { resolveSessionFile } from "./session_files.ts";
 import { openWorkspace, type Workspace } from "./workspace.ts";
 
 /** Options of `replio policy test`. */
@@ -137,16 +131,7 @@ async function sessionFiles(worktree: string, against: string[], all: boolean): 
         "(replio sessions list shows the ids)",
     );
   }
-  return against.map((given) => {
-    if (existsSync(given)) return given;
-    if (isSessionId(given) && existsSync(sessionFile(worktree, given))) {
-      return sessionFile(worktree, given);
-    }
-    throw new UsageError(
-      `Cannot test the policy against "${given}": no such session file or session id in ` +
-        `${worktree}: replio sessions list shows the ids`,
-    );
-  });
+  return await Promise.all(against.map((given) => resolveSessionFile(worktree, given)));
 }
 
 /** The changes, one line each, then counts per tool and per reason. */

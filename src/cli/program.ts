@@ -170,6 +170,21 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
       setExitCode(await runPolicyTest(options.against ?? [], options));
     });
 
+  program.command("replay")
+    .description("re-run a recorded session's tool calls and compare the results (docs/replay.md)")
+    .argument("<session>", "session id or .jsonl file")
+    .option("--here", "run in the worktree itself, not in a scratch copy")
+    .option("--update", "re-record the session with today's results")
+    .option("--show", "render the replay as the REPL would, instead of the comparison")
+    .option("--json", "print the comparison as JSON")
+    .option("--mode <mode>", "mode to resolve the policy under")
+    .option("--path <dir>", "worktree (default: the current directory)")
+    .exitOverride()
+    .action(async (session: string, options) => {
+      const { runReplay } = await import("./replay.ts");
+      setExitCode(await runReplay(session, options));
+    });
+
   const sessions = program.command("sessions")
     .description("list or show saved sessions")
     .exitOverride();

@@ -18,6 +18,7 @@ export { listSessions, type SessionSummary } from "./list_sessions.ts";
 export { INTERRUPTED_RESULT, type PairedHistory, pairToolResults } from "./pair_tool_results.ts";
 export type { NewRecord, RecordType, SessionHeader, SessionRecord } from "./records.ts";
 export { readRecordedCalls, type RecordedCall } from "./recorded_calls.ts";
+export { type ReadItem, readRecords } from "./read_records.ts";
 export { renderTranscript } from "./render_transcript.ts";
 export {
   openSession,

@@ -1,0 +1,76 @@
+/**
+ * Re-records examples/sessions/tour.jsonl: a real `replio run` session over a copy of
+ * examples/tour/, driven by the scripted mock model of the tests (read, grep, glob, list, an
+ * edit, and a shell command the headless run is not allowed to run). `deno task demo` replays it.
+ *
+ * Run: `deno run -A examples/record_tour.ts` after changing the tour or the script below.
+ * @module
+ */
+import { join } from "node:path";
+import { startMockModel } from "../tests/support/mock_model.ts";
+
+const here = new URL(".", import.meta.url).pathname;
+const MAIN = join(here, "..", "main.ts");
+const SESSION = "tour";
+
+const work = await Deno.realPath(await Deno.makeTempDir({ prefix: "replio_tour_" }));
+await new Deno.Command("cp", { args: ["-a", `${join(here, "tour")}/.`, work] }).output();
+await using mock = startMockModel([
+  {
+    thinking: "Start with the README, then find what is left to do.",
+    toolCalls: [{ name: "file_read", arguments: { path: "README.md" } }],
+  },
+  { toolCalls: [{ name: "grep", arguments: { pattern: "TODO" } }] },
+  { toolCalls: [{ name: "glob", arguments: { pattern: "**/*.ts" } }] },
+  { toolCalls: [{ name: "list_dir", arguments: { path: "src" } }] },
+  {
+    text: "This is a tiny TypeScript project: `src/main.ts` prints `greet()` from " +
+      "`src/greet.ts`, and one TODO asks for greeting people by name.",
+  },
+  {
+    toolCalls: [{
+      name: "file_edit",
+      arguments: {
+        path: "src/greet.ts",
+        old: 'export function greet(): string {\n  return "Hello, world";',
+        new: 'export function greet(name = "world"): string {\n  return `Hello, ${name}`;',
+      },
+    }],
+  },
+  { toolCalls: [{ name: "run_command", arguments: { command: "deno run src/main.ts" } }] },
+  {
+    text: "`greet()` now takes a name (default `world`). I could not run the program: shell " +
+      "commands need your approval, and this run had none.",
+  },
+]);
+const run = async (prompt: string) => {
+  const { code, stderr } = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--no-prompt",
+      "-A",
+      MAIN,
+      "run",
+      "--base-url",
+      mock.baseUrl,
+      "--model",
+      "tour-model",
+      "--session",
+      SESSION,
+      prompt,
+    ],
+    cwd: work,
+    env: { NO_COLOR: "1", XDG_CONFIG_HOME: join(work, ".xdg") },
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  if (code !== 0) throw new Error(`replio run failed: ${new TextDecoder().decode(stderr)}`);
+};
+await run("Show me around this project.");
+await run("Make greet take a name, then run the program.");
+await Deno.copyFile(
+  join(work, ".replio", "sessions", `${SESSION}.jsonl`),
+  join(here, "sessions", `${SESSION}.jsonl`),
+);
+await Deno.remove(work, { recursive: true });
+await Deno.stdout.write(new TextEncoder().encode("wrote examples/sessions/tour.jsonl\n"));

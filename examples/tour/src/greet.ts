@@ -1,0 +1,4 @@
+// TODO: greet people by name
+export function greet(): string {
+  return "Hello, world";
+}

@@ -1,0 +1,3 @@
+import { greet } from "./greet.ts";
+
+console.log(greet());

@@ -1,0 +1,416 @@
+/**
+ * `replio replay SESSION`: a recorded session as a regression test. The recorded assistant
+ * replies drive the real loop (src/providers/replay.ts); every tool call runs again through
+ * today's registry and policy, in a scratch copy of the worktree (or `--here`), confirmations
+ * are answered as they were recorded, and each result is compared with the recorded one after
+ * normalising times, paths and ids. A difference exits 1; `--update` re-records the session.
+ * @module
+ */
+import { join } from "node:path";
+import { Agent } from "../engine/mod.ts";
+import type { TurnLog } from "../engine/turn_log.ts";
+import type { ChatMessage } from "../providers/types.ts";
+import { type RecordedReply, ReplayProvider } from "../providers/replay.ts";
+import {
+  type NewRecord,
+  readRecordedCalls,
+  readRecords,
+  type SessionHeader,
+  type SessionRecord,
+} from "../session/mod.ts";
+import { serializeRecord, writeRulesFromConfig } from "../session/serialize_record.ts";
+import { writeFileAtomic } from "../fs/write_file_atomic.ts";
+import { type HeadlessAnswer, ToolPolicy } from "../tools/mod.ts";
+import type { AskRequest } from "../tools/types.ts";
+import type { ConfirmAnswer, ConfirmRequest, Decision, Sink, TurnEvent } from "../ui/events.ts";
+import { createStyles, wantsColor } from "../ui/styles.ts";
+import { TerminalSink } from "../ui/terminal.ts";
+import { fileWriter } from "../ui/writer.ts";
+import { EXIT } from "./errors.ts";
+import { resolveWorktree } from "./resolve_worktree.ts";
+import { resolveSessionFile } from "./session_files.ts";
+import { openWorkspace } from "./workspace.ts";
+
+/** Options of `replio replay`. */
+export interface ReplayOptions {
+  here?: boolean;
+  update?: boolean;
+  json?: boolean;
+  /** Render the replay as the REPL would (the demo), instead of the comparison report. */
+  show?: boolean;
+  mode?: string;
+  path?: string;
+}
+
+/** One recorded user turn: its prompt and the model's replies in order. */
+interface RecordedTurn {
+  prompt: string;
+  replies: RecordedReply[];
+}
+
+/** What a session file holds for a replay. */
+interface Recording {
+  header: SessionHeader;
+  turns: RecordedTurn[];
+  /** Tool results by call id. */
+  results: Map<string, { name: string; content: string }>;
+  /** The recorded decision per call id, for calls that reached the policy. */
+  decisions: Map<string, Decision>;
+  /** How a headless recording answered ask-gated calls (`--yes` or not); none for the REPL. */
+  headless: HeadlessAnswer | undefined;
+}
+
+/** How one call compared. */
+export interface CallComparison {
+  call: string;
+  tool: string;
+  /** `same`, `differs`, `missing` (recorded, not run now) or `new` (run now, not recorded). */
+  outcome: "same" | "differs" | "missing" | "new";
+  recorded?: string;
+  replayed?: string;
+  /** Lines of a unified diff of the normalised outputs, for `differs`. */
+  diff?: string[];
+}
+
+/** The replay's findings. */
+export interface ReplayReport {
+  session: string;
+  worktree: string;
+  turns: number;
+  calls: CallComparison[];
+  same: boolean;
+}
+
+/** Kinds of calls whose results come from a person or another model, not from the tool. */
+const NOT_REPRODUCIBLE = new Set(["ask", "delegate"]);
+
+/** Runs the replay; returns the exit code (1 on any difference). */
+export async function runReplay(target: string, options: ReplayOptions): Promise<number> {
+  const worktree = await resolveWorktree(options.path);
+  const file = await resolveSessionFile(worktree, target);
+  const recording = await readRecording(file);
+  const runDir = options.here ? worktree : await scratchCopy(worktree);
+  try {
+    const { report, records } = await replay(recording, runDir, options);
+    report.worktree = worktree;
+    if (options.update) await rewriteSession(file, recording.header, records, runDir);
+    if (!options.show) {
+      const out = options.json ? JSON.stringify(report) + "\n" : formatReplayReport(report);
+      await Deno.stdout.write(new TextEncoder().encode(out));
+    }
+    return report.same || options.update ? EXIT.ok : EXIT.failed;
+  } finally {
+    if (!options.here) await Deno.remove(runDir, { recursive: true });
+  }
+}
+
+/** Records the replay appends, for `--update`. */
+class MemoryLog implements TurnLog {
+  readonly id: string;
+  readonly records: NewRecord[] = [];
+  #turns = 0;
+  constructor(id: string) {
+    this.id = id;
+  }
+  get messageCount(): number {
+    return this.records.filter((r) => r.type === "message").length;
+  }
+  history(): ChatMessage[] {
+    return [];
+  }
+  append(record: NewRecord): void {
+    this.records.push({ ts: new Date().toISOString(), ...record });
+  }
+  beginTurn(prompt: string): number {
+    this.append({ type: "turn_start", turn: ++this.#turns, prompt });
+    return this.#turns;
+  }
+}
+
+/** Answers confirmations as recorded and keeps what each call returned. */
+class ReplaySink implements Sink {
+  readonly outputs = new Map<string, { name: string; output: string }>();
+  readonly #decisions: Map<string, Decision>;
+  readonly #inner: Sink | null;
+  #currentCall = "";
+
+  constructor(decisions: Map<string, Decision>, inner: Sink | null) {
+    this.#decisions = decisions;
+    this.#inner = inner;
+  }
+
+  emit(event: TurnEvent): void {
+    if (event.type === "tool_call") this.#currentCall = event.id;
+    if (event.type === "tool_result") {
+      this.outputs.set(event.id, { name: event.name, output: event.output });
+    }
+    this.#inner?.emit(event);
+  }
+
+  confirm(_request: ConfirmRequest): Promise<ConfirmAnswer> {
+    // What the person (or --yes) answered when the session was recorded; a call that was not
+    // asked then is declined now: a replay never grants more than the recording did.
+    return Promise.resolve(this.#decisions.get(this.#currentCall) === "granted" ? "yes" : "no");
+  }
+
+  ask(_request: AskRequest): Promise<string | null> {
+    return Promise.resolve(null);
+  }
+}
+
+async function replay(
+  recording: Recording,
+  runDir: string,
+  options: ReplayOptions,
+): Promise<{ report: ReplayReport; records: NewRecord[] }> {
+  const ws = await openWorkspace({ path: runDir, mode: options.mode });
+  const policy = new ToolPolicy({
+    config: ws.config,
+    worktree: ws.worktree,
+    mode: options.mode,
+    headless: recording.headless,
+  });
+  const provider = new ReplayProvider(recording.header.model ?? "recorded");
+  const log = new MemoryLog(recording.header.id);
+  const inner = options.show ? terminalSink() : null;
+  const sink = new ReplaySink(recording.decisions, inner?.sink ?? null);
+  const agent = new Agent({
+    provider,
+    registry: ws.registry,
+    policy,
+    config: ws.config,
+    session: log,
+    sink,
+    maxRounds: Number.MAX_SAFE_INTEGER,
+  });
+  for (const turn of recording.turns) {
+    provider.load(turn.replies);
+    inner?.begin(turn.prompt);
+    await agent.runTurn(turn.prompt, new AbortController().signal);
+    inner?.sink.settle();
+  }
+  const paths = [recording.header.worktree, runDir, ws.worktree];
+  const calls = compareCalls(recording, sink.outputs, paths);
+  const report: ReplayReport = {
+    session: recording.header.id,
+    worktree: runDir,
+    turns: recording.turns.length,
+    calls,
+    same: calls.every((c) => c.outcome === "same"),
+  };
+  return { report, records: log.records };
+}
+
+function compareCalls(
+  recording: Recording,
+  outputs: Map<string, { name: string; output: string }>,
+  paths: string[],
+): CallComparison[] {
+  const calls: CallComparison[] = [];
+  for (const [id, recorded] of recording.results) {
+    const now = outputs.get(id);
+    if (!now) {
+      calls.push({ call: id, tool: recorded.name, outcome: "missing", recorded: recorded.content });
+      continue;
+    }
+    if (NOT_REPRODUCIBLE.has(now.name)) {
+      calls.push({ call: id, tool: now.name, outcome: "same" });
+      continue;
+    }
+    const before = normalise(recorded.content, paths);
+    const after = normalise(now.output, paths);
+    calls.push(
+      before === after ? { call: id, tool: now.name, outcome: "same" } : {
+        call: id,
+        tool: now.name,
+        outcome: "differs",
+        recorded: recorded.content,
+        replayed: now.output,
+        diff: lineDiff(before, after),
+      },
+    );
+  }
+  for (const [id, now] of outputs) {
+    if (!recording.results.has(id)) {
+      calls.push({ call: id, tool: now.name, outcome: "new", replayed: now.output });
+    }
+  }
+  return calls;
+}
+
+/**
+ * What may differ between two faithful runs: the worktree's path, times, durations and ids.
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * assert.equal(
+ *   normalise("/tmp/w/a.txt at 2026-12-02T10:00:00.000Z took 12 ms", ["/tmp/w"]),
+ *   "<worktree>/a.txt at <time> took <duration>",
+ * );
+ * ```
+ */
+export function normalise(text: string, paths: string[]): string {
+  let out = text;
+  // Longest first: a scratch folder may sit inside the original's parent.
+  for (const path of [...new Set(paths)].sort((a, b) => b.length - a.length)) {
+    if (path) out = out.replaceAll(path, "<worktree>");
+  }
+  return out
+    .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z/g, "<time>")
+    .replace(/\b(?:ses|sub)_[A-Za-z0-9]+_[A-Za-z0-9_]*[a-z0-9]{6}\b/g, "<session>")
+    .replace(/\b\d+(?:\.\d+)? ?(?:ms|s)\b/g, "<duration>");
+}
+
+/** A minimal line diff: the common head and tail kept out, the middle shown as -/+. */
+function lineDiff(before: string, after: string): string[] {
+  const a = before.split("\n");
+  const b = after.split("\n");
+  let head = 0;
+  while (head < a.length && head < b.length && a[head] === b[head]) head++;
+  let tail = 0;
+  while (
+    tail < a.length - head && tail < b.length - head &&
+    a[a.length - 1 - tail] === b[b.length - 1 - tail]
+  ) tail++;
+  return [
+    `@@ line ${head + 1} @@`,
+    ...a.slice(head, a.length - tail).map((line) => `- ${line}`),
+    ...b.slice(head, b.length - tail).map((line) => `+ ${line}`),
+  ];
+}
+
+/** The report for people: one line per call, diffs under the ones that differ. */
+export function formatReplayReport(report: ReplayReport): string {
+  const lines = [
+    `replay of ${report.session}: ${report.turns} turns, ${report.calls.length} calls`,
+  ];
+  for (const c of report.calls) {
+    const mark = { same: "ok  ", differs: "DIFF", missing: "MISS", new: "NEW " }[c.outcome];
+    lines.push(`${mark} ${c.call} ${c.tool}`);
+    if (c.diff) lines.push(...c.diff.map((line) => `     ${line}`));
+    if (c.outcome === "missing") lines.push("     recorded, but the replay never ran it");
+    if (c.outcome === "new") lines.push("     the replay ran it, the recording has no result");
+  }
+  const bad = report.calls.filter((c) => c.outcome !== "same").length;
+  lines.push(
+    bad === 0
+      ? "every result matches the recording"
+      : `${bad} of ${report.calls.length} calls differ: rerun with --update to re-record`,
+  );
+  return lines.join("\n") + "\n";
+}
+
+/** Reads the header, the turns with their replies, and each call's result and decision. */
+async function readRecording(file: string): Promise<Recording> {
+  let header: SessionHeader | null = null;
+  const turns: RecordedTurn[] = [];
+  const results = new Map<string, { name: string; content: string }>();
+  for await (const item of readRecords(file)) {
+    if (item.kind !== "record") continue;
+    const record: SessionRecord = item.record;
+    if (record.type === "session") {
+      const { type: _type, ts: _ts, ...rest } = record;
+      header = rest;
+    } else if (record.type === "turn_start") {
+      turns.push({ prompt: record.prompt, replies: [] });
+    } else if (record.type === "message") {
+      const message = record.message;
+      if (message.role === "assistant") turns.at(-1)?.replies.push(message);
+      if (message.role === "tool") {
+        results.set(message.tool_call_id, { name: message.name, content: message.content });
+      }
+    }
+  }
+  if (!header) {
+    throw new Deno.errors.InvalidData(
+      `Cannot replay ${file}: it has no session header: is it a replio session file?`,
+    );
+  }
+  const decisions = new Map<string, Decision>();
+  let headless: HeadlessAnswer | undefined;
+  for await (const call of readRecordedCalls(file)) {
+    if (!call.permission) continue;
+    decisions.set(call.id, call.permission.decision);
+    // The invoke pipeline notes a headless answer in the reason ("…; headless --yes").
+    const answer = /; headless( --yes)?$/.exec(call.permission.reason);
+    if (answer) headless = answer[1] ? "yes" : "no";
+  }
+  return { header, turns, results, decisions, headless };
+}
+
+/** Copies the worktree (without replio's sessions and history), keeping modification times. */
+async function scratchCopy(worktree: string): Promise<string> {
+  const target = await Deno.realPath(await Deno.makeTempDir({ prefix: "replio_replay_" }));
+  const skip = new Set([
+    join(worktree, ".replio", "sessions"),
+    join(worktree, ".replio", "history"),
+  ]);
+  const copy = async (from: string, to: string): Promise<void> => {
+    for await (const entry of Deno.readDir(from)) {
+      const source = join(from, entry.name);
+      const dest = join(to, entry.name);
+      if (skip.has(source)) continue;
+      const info = await Deno.lstat(source);
+      if (info.isSymlink) {
+        await Deno.symlink(await Deno.readLink(source), dest);
+        continue;
+      }
+      if (info.isDirectory) {
+        await Deno.mkdir(dest, { mode: info.mode ?? 0o755 });
+        await copy(source, dest);
+      } else {
+        await Deno.copyFile(source, dest);
+      }
+      // glob and grep list newest first: the copy must keep the order.
+      if (info.mtime && info.atime) await Deno.utime(dest, info.atime, info.mtime);
+    }
+  };
+  await copy(worktree, target);
+  return target;
+}
+
+/** Rewrites the session with the replay's records under the original header. */
+async function rewriteSession(
+  file: string,
+  header: SessionHeader,
+  records: NewRecord[],
+  runDir: string,
+): Promise<void> {
+  const { config } = await openWorkspace({ path: runDir });
+  const rules = writeRulesFromConfig(config);
+  const ts = new Date().toISOString();
+  const lines = [
+    serializeRecord({ type: "session", ts, ...header }, rules),
+    ...records.map((r) => serializeRecord({ ts, ...r } as SessionRecord, rules)),
+  ];
+  await writeFileAtomic(file, lines.join(""));
+}
+
+/** The REPL's renderer, for `--show`: each turn starts with the prompt as the person typed it. */
+function terminalSink(): { sink: TerminalSink; begin: (prompt: string) => void } {
+  const out = fileWriter(Deno.stdout);
+  const styles = createStyles(wantsColor(Deno.stdout));
+  const sink = new TerminalSink({
+    out,
+    styles,
+    width: () => Deno.stdout.isTerminal() ? Deno.consoleSize().columns : 80,
+    animate: false,
+    display: {
+      toolStatusVisible: true,
+      glyphLines: true,
+      glyphParams: true,
+      showErrors: true,
+      showNotes: true,
+      showThinking: false,
+    },
+    prompter: { question: () => Promise.resolve(null) },
+    onInterrupt: () => {},
+  });
+  return {
+    sink,
+    begin: (prompt) => {
+      out.write(`${styles.bold("> ")}${prompt}\n`);
+      sink.beginTurn();
+    },
+  };
+}
