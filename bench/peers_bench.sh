@@ -26,13 +26,13 @@ export PEERS
 mkdir -p "$out"
 args=(--reps 3 --startup-runs 10 "$@")
 "$here/peers/run.sh" --out "$out" "${args[@]}" "${agents[@]}" | tee "$out/last-stdout.txt"
-latest=$(ls -1d "$out"/*/ | sort | tail -n 1)
+summary=$(find "$out" -name summary.md -printf '%T@ %p\n' | sort -n | tail -n 1 | cut -d' ' -f2-)
 {
   echo "# Side by side with the floor and the peers"
   echo
   echo "\`deno task bench:peers\` (bench/peers_bench.sh → bench/peers/run.sh ${args[*]} ${agents[*]}),"
   echo "$(date -u +%Y-%m-%d) on $(nproc) cores; compare rows only within this one run."
   echo
-  cat "$latest/summary.md"
+  cat "$summary"
 } > "$here/results/peers.md"
 echo "wrote bench/results/peers.md"
