@@ -230,6 +230,7 @@ Deno.test("replio tool --no and the default deny an ask-gated call; --yes grants
     is_error: false,
     decision: "granted",
     permissions: [{
+      call_id: "cli_1",
       tool: "file_edit",
       permission: "edit",
       action: "ask",

@@ -631,6 +631,7 @@ for (const c of OUTCOME_CASES) {
     const { ts, ...record } = audit[0]!;
     assert.match(ts, /^\d{4}-\d\d-\d\dT/);
     assert.deepEqual(record, {
+      call_id: "call_1",
       tool: c.tool.spec.name,
       permission: c.tool.spec.permission,
       ...c.record,

@@ -219,6 +219,7 @@ Deno.test("replio serve runs an allowed tool call and denies run_command headles
     is_error: false,
     decision: "granted",
     permissions: [{
+      call_id: read.body.permissions[0].call_id,
       tool: "file_read",
       permission: "read",
       action: "allow",

@@ -14,5 +14,7 @@ export const EXIT = {
   failed: 1,
   usage: 2,
   denied: 3,
+  /** `run --park` stopped at a call that waits for `replio approve` / `replio deny`. */
+  parked: 4,
   cancelled: 130,
 } as const;

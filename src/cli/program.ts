@@ -17,7 +17,7 @@ Examples:
   replio sessions list
 
 Exit codes: 0 ok, 1 the turn or tool failed, 2 usage or configuration error,
-3 denied or declined by policy (tool), 130 cancelled.
+3 denied or declined by policy (tool), 4 parked for approval (run --park), 130 cancelled.
 Docs: docs/ in the repository (tools.md, config.md, session.md, security.md).`;
 
 function parsePositiveInt(value: string): number {
@@ -63,6 +63,8 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .option("--mode <mode>", "mode for this turn")
     .option("--path <dir>", "worktree (default: the current directory)")
     .option("--max-rounds <n>", "end the turn after N model rounds", parsePositiveInt)
+    .option("--park", "stop at the first ask-gated call and wait for replio approve (exit 4)")
+    .option("--resume <id>", "continue this session's parked turn after approve or deny")
     .exitOverride()
     .action(async (prompt: string[], options) => {
       const { runHeadless } = await import("./run.ts");
@@ -168,6 +170,30 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .action(async (options) => {
       const { runPolicyTest } = await import("./policy.ts");
       setExitCode(await runPolicyTest(options.against ?? [], options));
+    });
+
+  program.command("approve")
+    .description("approve the call a `run --park` is waiting on (docs/approvals.md)")
+    .argument("<session>", "session id")
+    .option("--call <id>", "the parked call (default: the one waiting)")
+    .option("--always-prefix", "also allow later commands with the same prefix in this session")
+    .option("--path <dir>", "worktree (default: the current directory)")
+    .exitOverride()
+    .action(async (session: string, options) => {
+      const { answerParked } = await import("./parked.ts");
+      setExitCode(await answerParked("granted", session, options));
+    });
+
+  program.command("deny")
+    .description("deny the call a `run --park` is waiting on; the model gets the reason")
+    .argument("<session>", "session id")
+    .option("--call <id>", "the parked call (default: the one waiting)")
+    .option("--reason <text>", "why, passed on to the model")
+    .option("--path <dir>", "worktree (default: the current directory)")
+    .exitOverride()
+    .action(async (session: string, options) => {
+      const { answerParked } = await import("./parked.ts");
+      setExitCode(await answerParked("declined", session, options));
     });
 
   program.command("replay")

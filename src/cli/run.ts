@@ -16,6 +16,7 @@ import { fileWriter, type TextWriter } from "../ui/writer.ts";
 import type { Config } from "../config/mod.ts";
 import { EXIT, UsageError } from "./errors.ts";
 import { createRootAgent } from "./start_agent.ts";
+import { parkedNotice, parkedSession, resumeState } from "./parked.ts";
 import { openWorkspace } from "./workspace.ts";
 
 /** Options of `replio run`. */
@@ -29,6 +30,10 @@ export interface RunOptions {
   mode?: string;
   path?: string;
   maxRounds?: number;
+  /** Stop at the first ask-gated call and wait for `replio approve` / `replio deny`. */
+  park?: boolean;
+  /** Continue this session's parked turn. */
+  resume?: string;
 }
 
 /** Exit code per turn status (DESIGN.md §4). */
@@ -38,6 +43,7 @@ const EXIT_BY_STATUS: Record<TurnStatus, number> = {
   error: EXIT.failed,
   max_rounds: EXIT.failed,
   cancelled: EXIT.cancelled,
+  parked: EXIT.parked,
 };
 
 /** Runs one turn and returns the exit code. */
@@ -47,12 +53,25 @@ export async function runHeadless(promptArg: string, options: RunOptions): Promi
       `Cannot use --session "${options.session}": ids use letters, digits, "_", "." and "-": see replio sessions list`,
     );
   }
-  const prompt = promptArg.trim() ? promptArg : await readPromptFromStdin();
+  if (options.park && options.yes) {
+    throw new UsageError("Cannot run with both --park and --yes: choose one");
+  }
+  if (options.resume !== undefined && (promptArg.trim() || options.session !== undefined)) {
+    throw new UsageError(
+      "Cannot resume with a prompt or --session: --resume ID continues that session's parked turn",
+    );
+  }
+  const prompt = options.resume !== undefined
+    ? ""
+    : promptArg.trim()
+    ? promptArg
+    : await readPromptFromStdin();
   const ws = await openWorkspace({ ...options, headless: options });
+  const resume = options.resume === undefined ? null : await parkedSession(ws, options.resume);
   const provider = await createProvider(ws.config);
   using session = await openSession(ws.worktree, {
     config: ws.config,
-    id: options.session,
+    id: options.resume ?? options.session,
     model: provider.model,
   });
   const stdout = fileWriter(Deno.stdout);
@@ -66,11 +85,18 @@ export async function runHeadless(promptArg: string, options: RunOptions): Promi
   let result: TurnResult;
   try {
     const agent = createRootAgent(ws, { provider, session, sink, maxRounds: options.maxRounds });
-    result = await agent.runTurn(prompt, controller.signal);
+    result = resume
+      ? await agent.resumeTurn(resumeState(session, resume), controller.signal)
+      : await agent.runTurn(prompt, controller.signal);
   } finally {
     for (const name of signals) Deno.removeSignalListener(name, cancel);
   }
-  if (options.output === "json") stdout.write(JSON.stringify(result) + "\n");
+  const pending = result.status === "parked" ? session.parked().at(-1)?.call : undefined;
+  if (options.output === "json") {
+    stdout.write(JSON.stringify(pending ? { ...result, pending } : result) + "\n");
+  } else if (pending && options.output === "text") {
+    fileWriter(Deno.stderr).write(parkedNotice(session.id, pending));
+  }
   return EXIT_BY_STATUS[result.status];
 }
 

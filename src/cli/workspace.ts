@@ -29,7 +29,9 @@ export interface WorkspaceOptions {
   /** A config file that stands in for the worktree's `.replio/config.yaml` (`policy test --config`). */
   configFile?: string | undefined;
   /** Set for headless commands (tool, run, serve, mcp): no person answers ask-gated calls. */
-  headless?: { yes?: boolean | undefined; no?: boolean | undefined } | undefined;
+  headless?:
+    | { yes?: boolean | undefined; no?: boolean | undefined; park?: boolean | undefined }
+    | undefined;
 }
 
 /** The config values the command line sets (`--model`, `--base-url`), as origin `flag`. */
@@ -40,8 +42,12 @@ export function configFlags(options: WorkspaceOptions): Partial<Record<ConfigKey
   };
 }
 
-/** `--yes` grants ask-gated calls headless unless `--no` is given too; otherwise denied. */
+/**
+ * `--park` stops at ask-gated calls to wait for a person; `--yes` grants them unless `--no` is
+ * given too; otherwise they are denied.
+ */
 function headlessAnswer(flags: NonNullable<WorkspaceOptions["headless"]>): HeadlessAnswer {
+  if (flags.park) return "park";
   return flags.yes && !flags.no ? "yes" : "no";
 }
 

@@ -8,6 +8,7 @@ import type { Config } from "../config/mod.ts";
 import type { ChatMessage, Provider, ToolCall, Usage } from "../providers/types.ts";
 import {
   createToolContext,
+  type InvokeOptions,
   invokeTool,
   type PermissionRecord,
   plainActivity,
@@ -16,6 +17,7 @@ import {
   type ToolRegistry,
 } from "../tools/mod.ts";
 import type { AskAnswer, AskRequest } from "../tools/types.ts";
+import { INTERRUPTED_RESULT } from "../session/mod.ts";
 import type { Sink, TurnEvent, TurnStatus } from "../ui/events.ts";
 import { compactHistory } from "./compaction.ts";
 import { analyseResult, refineArguments } from "./model_helpers.ts";
@@ -39,6 +41,18 @@ export interface AgentOptions {
   ask?: ((request: AskRequest) => Promise<AskAnswer>) | undefined;
   /** Host services for tools (delegate's runner). */
   services?: Readonly<Record<string, unknown>> | undefined;
+}
+
+/** The prompt recorded for a turn that resumes a parked one (no new user message is sent). */
+export const RESUMED_PROMPT = "(resumed after approval)";
+
+/** What a resumed turn starts from: the calls left without a result and the answers given. */
+export interface ResumeState {
+  calls: ToolCall[];
+  /** The answer a person gave for a call (by id, or by an always-allowed prefix). */
+  answer: NonNullable<InvokeOptions["answer"]>;
+  /** Calls that were granted and may have started before the process died: never rerun. */
+  interrupted: ReadonlySet<string>;
 }
 
 /** One model round's reply. */
@@ -66,15 +80,29 @@ export class Agent {
     return this.#history;
   }
 
-  /** Runs one user turn to completion, cancellation, error or the round limit. */
+  /** Runs one user turn to completion, cancellation, error, the round limit or a parked call. */
   async runTurn(prompt: string, signal: AbortSignal): Promise<TurnResult> {
+    this.#options.session.beginTurn(prompt);
+    this.#record({ role: "user", content: prompt });
+    return await this.#runLoop(signal, null);
+  }
+
+  /**
+   * Continues a turn a `--park` run stopped: runs the calls that were left without a result
+   * (the parked one with the answer given for it, later ones through the policy as usual),
+   * then goes on with the model as the turn would have.
+   */
+  async resumeTurn(resume: ResumeState, signal: AbortSignal): Promise<TurnResult> {
+    this.#options.session.beginTurn(RESUMED_PROMPT);
+    return await this.#runLoop(signal, resume);
+  }
+
+  async #runLoop(signal: AbortSignal, resume: ResumeState | null): Promise<TurnResult> {
     const { config, provider, session, policy, registry } = this.#options;
     const started = performance.now();
     const result = newResult(provider.model, session.id);
     const sink = observingSink(this.#options.sink, result);
     const ctx = this.#toolContext(signal);
-    session.beginTurn(prompt);
-    this.#record({ role: "user", content: prompt });
     const system = await buildSystemPrompt({
       config,
       worktree: policy.worktree,
@@ -86,7 +114,9 @@ export class Agent {
     const maxRounds = this.#options.maxRounds ?? config.get("max_rounds");
     let status: TurnStatus = "max_rounds";
     let lastUsage: Usage | null = null;
-    while (result.rounds < maxRounds) {
+    const resumed = resume ? await this.#runCalls(resume.calls, ctx, sink, result, resume) : "done";
+    if (resumed !== "done") status = resumed;
+    while (resumed === "done" && result.rounds < maxRounds) {
       result.rounds++;
       const reply = await this.#streamRound(
         [{ role: "system", content: system }, ...this.#history],
@@ -120,8 +150,9 @@ export class Agent {
         status = reply.finish === "length" ? "truncated" : "ok";
         break;
       }
-      if (await this.#runCalls(reply.calls, ctx, sink, result)) {
-        status = "cancelled";
+      const ran = await this.#runCalls(reply.calls, ctx, sink, result, null);
+      if (ran !== "done") {
+        status = ran;
         break;
       }
       await this.#compactIfNeeded(reply.usage, signal, sink);
@@ -198,18 +229,32 @@ export class Agent {
     return reply;
   }
 
-  /** Runs each call; returns true when the turn was cancelled on the way. */
+  /**
+   * Runs each call; says whether the turn goes on, was cancelled on the way, or stopped at a
+   * parked call (the calls after it stay unanswered until the turn resumes).
+   */
   async #runCalls(
     calls: ToolCall[],
     ctx: ToolContext,
     sink: Sink,
     result: TurnResult,
-  ): Promise<boolean> {
+    resume: ResumeState | null,
+  ): Promise<"done" | "cancelled" | "parked"> {
     const { registry, policy, provider, config, session } = this.#options;
     for (const [index, call] of calls.entries()) {
       if (ctx.signal.aborted) {
         this.#skipCalls(calls.slice(index), sink);
-        return true;
+        return "cancelled";
+      }
+      if (resume?.interrupted.has(call.id)) {
+        // It was granted and started before a crash: running it again could do it twice.
+        this.#record({
+          role: "tool",
+          tool_call_id: call.id,
+          name: call.function.name,
+          content: INTERRUPTED_RESULT,
+        });
+        continue;
       }
       const args = await refineArguments({
         call,
@@ -226,7 +271,27 @@ export class Agent {
         ctx,
         sink,
         audit: (record) => this.#audit(record, result),
+        answer: resume?.answer,
       }, { id: call.id, name: call.function.name, arguments: args });
+      if (outcome.parked) {
+        const pending = {
+          call_id: call.id,
+          tool: registry.lookup(call.function.name)?.tool.name ?? call.function.name,
+          arguments: parseObject(args),
+          activity: outcome.parked.activity,
+          reason: outcome.parked.reason,
+        };
+        session.append({ type: "pending", ...pending });
+        sink.emit({
+          type: "parked",
+          id: pending.call_id,
+          tool: pending.tool,
+          arguments: pending.arguments,
+          activity: pending.activity,
+          reason: pending.reason,
+        });
+        return "parked";
+      }
       this.#record({
         role: "tool",
         tool_call_id: call.id,
@@ -244,10 +309,10 @@ export class Agent {
       }
       if (outcome.cancelled || ctx.signal.aborted) {
         this.#skipCalls(calls.slice(index + 1), sink);
-        return true;
+        return "cancelled";
       }
     }
-    return false;
+    return "done";
   }
 
   /** Calls that will not run still get their one result, so the history stays valid. */
@@ -322,6 +387,19 @@ export class Agent {
       ask: this.#options.ask ?? ((request) => sink.ask(request)),
       services: services ?? {},
     });
+  }
+}
+
+/** Arguments as the pending record keeps them: the object the model sent, or `{}`. */
+function parseObject(args: unknown): Record<string, unknown> {
+  if (typeof args === "object" && args !== null && !Array.isArray(args)) {
+    return args as Record<string, unknown>;
+  }
+  try {
+    const parsed = JSON.parse(String(args));
+    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? parsed : {};
+  } catch {
+    return {};
   }
 }
 

@@ -2,7 +2,7 @@
  * The engine: the tool loop, context building and turn results.
  * @module
  */
-export { Agent, type AgentOptions } from "./agent.ts";
+export { Agent, type AgentOptions, RESUMED_PROMPT, type ResumeState } from "./agent.ts";
 export { compactHistory } from "./compaction.ts";
 export { buildSystemPrompt, readProjectInstructions } from "./system_prompt.ts";
 export type { TurnLog } from "./turn_log.ts";

@@ -16,7 +16,13 @@
 export { type LoadedSession, loadSession, type ScanReport } from "./load_session.ts";
 export { listSessions, type SessionSummary } from "./list_sessions.ts";
 export { INTERRUPTED_RESULT, type PairedHistory, pairToolResults } from "./pair_tool_results.ts";
-export type { NewRecord, RecordType, SessionHeader, SessionRecord } from "./records.ts";
+export type {
+  NewRecord,
+  PendingCall,
+  RecordType,
+  SessionHeader,
+  SessionRecord,
+} from "./records.ts";
 export { readRecordedCalls, type RecordedCall } from "./recorded_calls.ts";
 export { type ReadItem, readRecords } from "./read_records.ts";
 export { renderTranscript } from "./render_transcript.ts";
@@ -34,4 +40,4 @@ export {
   sessionsDir,
   validateSessionId,
 } from "./session_id.ts";
-export { SUMMARY_PREFIX, summaryMessage } from "./session_state.ts";
+export { type ParkedCall, SUMMARY_PREFIX, summaryMessage } from "./session_state.ts";

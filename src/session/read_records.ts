@@ -38,6 +38,8 @@ const REQUIRED_FIELDS: Record<RecordType, Record<string, FieldKind>> = {
   compaction: { summary: "string", upto: "number" },
   subagent: { session: "string", agent_type: "string", task: "string" },
   turn_end: { status: "string", usage: "object" },
+  pending: { call_id: "string", tool: "string", arguments: "object", activity: "object" },
+  approval: { call_id: "string", decision: "string" },
 };
 
 /** Reads the records of one file in order; memory stays bounded by the longest line. */

@@ -5,7 +5,7 @@
  */
 import type { ChatMessage, Usage } from "../providers/types.ts";
 import type { PermissionRecord } from "../tools/audit.ts";
-import type { TurnStatus } from "../ui/events.ts";
+import type { Activity, TurnStatus } from "../ui/events.ts";
 
 /** The first line of every session file, without `type` and `ts`. */
 export interface SessionHeader {
@@ -39,7 +39,30 @@ export type SessionRecord =
     upto: number;
   }
   | { type: "subagent"; ts: string; session: string; agent_type: string; task: string }
-  | { type: "turn_end"; ts: string; status: TurnStatus; usage: Usage };
+  | { type: "turn_end"; ts: string; status: TurnStatus; usage: Usage }
+  | { type: "pending" } & PendingCall
+  | {
+    type: "approval";
+    ts: string;
+    call_id: string;
+    decision: "granted" | "declined";
+    /** Why it was declined, for the model. */
+    reason?: string;
+    /** Also allow later commands that start with this prefix, for the rest of the session. */
+    always_prefix?: string;
+  };
+
+/** A tool call a `--park` run stopped at, waiting for `replio approve` or `replio deny`. */
+export interface PendingCall {
+  ts: string;
+  call_id: string;
+  tool: string;
+  arguments: Record<string, unknown>;
+  /** What the confirm prompt would have shown (front-ends format it, e.g. `$ Run npm publish`). */
+  activity: Activity;
+  /** Why it needs a person, e.g. `tool_permission.bash`. */
+  reason: string;
+}
 
 /** The `type` names of session records. */
 export type RecordType = SessionRecord["type"];

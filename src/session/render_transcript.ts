@@ -66,6 +66,16 @@ function renderRecord(record: SessionRecord): string[] {
       const tokens = record.usage.total_tokens.toLocaleString("en-US");
       return [`── Turn ended: ${record.status} · ${tokens} tokens ──`];
     }
+    case "pending":
+      return [
+        `Parked ${record.tool} [${record.call_id}]: waits for replio approve or deny (${record.reason})`,
+      ];
+    case "approval":
+      return [
+        `Approval [${record.call_id}]: ${record.decision}` +
+        (record.reason ? ` (${record.reason})` : "") +
+        (record.always_prefix ? `, always "${record.always_prefix}"` : ""),
+      ];
   }
 }
 

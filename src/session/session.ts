@@ -5,14 +5,14 @@
  */
 import { dirname, join } from "node:path";
 import type { Config } from "../config/mod.ts";
-import type { ChatMessage, Usage } from "../providers/types.ts";
+import type { ChatMessage, ToolCall, Usage } from "../providers/types.ts";
 import type { PermissionRecord } from "../tools/audit.ts";
 import type { TurnStatus } from "../ui/events.ts";
 import { scanSession } from "./load_session.ts";
 import type { NewRecord, SessionHeader, SessionRecord } from "./records.ts";
 import { serializeRecord, type WriteRules, writeRulesFromConfig } from "./serialize_record.ts";
 import { newSessionId, newSubagentId, sessionFile, validateSessionId } from "./session_id.ts";
-import { SessionState } from "./session_state.ts";
+import { type ParkedCall, SessionState } from "./session_state.ts";
 
 /** The version written in new headers. */
 export const SESSION_FORMAT_VERSION = 1;
@@ -126,6 +126,16 @@ export class Session implements Disposable {
   /** The number of the last turn started; a resumed session's next turn is `turns + 1`. */
   get turns(): number {
     return this.#state.turns;
+  }
+
+  /** The calls a `--park` run stopped at that still wait for their result. */
+  parked(): ParkedCall[] {
+    return this.#state.parked();
+  }
+
+  /** The last assistant message's calls that have no result yet (what a resume runs). */
+  unanswered(): ToolCall[] {
+    return this.#state.unanswered();
   }
 
   /** How many messages the session holds, compacted ones included. */

@@ -3,9 +3,17 @@
  * (compaction honoured), the turn count, and the records that close a crashed turn.
  * @module
  */
-import type { ChatMessage, Usage } from "../providers/types.ts";
+import type { ChatMessage, ToolCall, Usage } from "../providers/types.ts";
 import { pairToolResults } from "./pair_tool_results.ts";
-import type { NewRecord, SessionRecord } from "./records.ts";
+import type { NewRecord, PendingCall, SessionRecord } from "./records.ts";
+
+/** A parked call and the answer `replio approve` / `replio deny` gave it, if any yet. */
+export interface ParkedCall {
+  call: PendingCall;
+  approval: Extract<SessionRecord, { type: "approval" }> | null;
+  /** A resume granted it and may have started it (its result never came): never rerun it. */
+  started: boolean;
+}
 
 /** The text that introduces a compaction summary in the history. */
 export const SUMMARY_PREFIX =
@@ -37,6 +45,8 @@ export class SessionState {
   #messageCount = 0;
   #turns = 0;
   #turnOpen = false;
+  /** Calls a `--park` run stopped at that have no result yet, with their answer if given. */
+  readonly #parked = new Map<string, ParkedCall>();
 
   /** How many `message` records the session holds; compaction's `upto` counts these. */
   get messageCount(): number {
@@ -53,7 +63,23 @@ export class SessionState {
     switch (record.type) {
       case "message":
         this.#kept.push({ index: this.#messageCount++, message: record.message });
+        if (record.message.role === "tool") this.#parked.delete(record.message.tool_call_id);
         break;
+      case "pending": {
+        const { type: _type, ...call } = record;
+        this.#parked.set(record.call_id, { call, approval: null, started: false });
+        break;
+      }
+      case "permission": {
+        const parked = record.call_id ? this.#parked.get(record.call_id) : undefined;
+        if (parked && record.decision === "granted") parked.started = true;
+        break;
+      }
+      case "approval": {
+        const parked = this.#parked.get(record.call_id);
+        if (parked) parked.approval = record;
+        break;
+      }
       case "compaction":
         this.#summary = record.summary;
         this.#kept = this.#kept.filter((entry) => entry.index > record.upto);
@@ -73,8 +99,31 @@ export class SessionState {
    * every tool call answered (a crash can leave one without its result).
    */
   history(): ChatMessage[] {
-    const { messages } = pairToolResults(this.#kept.map((entry) => entry.message));
+    const paired = pairToolResults(this.#kept.map((entry) => entry.message));
+    // A parked turn's unanswered calls get their real results when it resumes.
+    const messages = this.#parked.size
+      ? paired.messages.slice(0, paired.messages.length - paired.interrupted.length)
+      : paired.messages;
     return this.#summary === null ? messages : [summaryMessage(this.#summary), ...messages];
+  }
+
+  /** The calls a `--park` run stopped at that still wait for their result, oldest first. */
+  parked(): ParkedCall[] {
+    return [...this.#parked.values()];
+  }
+
+  /**
+   * The calls of the last assistant message that have no result yet: on a parked session, what
+   * a resume runs (the parked call and the ones after it).
+   */
+  unanswered(): ToolCall[] {
+    const { interrupted } = pairToolResults(this.#kept.map((entry) => entry.message));
+    const ids = new Set(
+      interrupted.map((m) => (m as Extract<ChatMessage, { role: "tool" }>).tool_call_id),
+    );
+    const last = this.#kept.findLast((entry) => entry.message.role === "assistant")?.message;
+    const calls = last?.role === "assistant" ? last.tool_calls ?? [] : [];
+    return calls.filter((call) => ids.has(call.id));
   }
 
   /**
@@ -82,6 +131,8 @@ export class SessionState {
    * synthetic results for unanswered calls, then an `error` and a `turn_end` for an open turn.
    */
   repairs(): NewRecord[] {
+    // A parked turn ended cleanly; its calls are answered by the resume, not made up here.
+    if (this.#parked.size) return [];
     const { interrupted } = pairToolResults(this.#kept.map((entry) => entry.message));
     const records: NewRecord[] = interrupted.map((message) => ({ type: "message", message }));
     if (this.#turnOpen) {

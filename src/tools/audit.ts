@@ -7,6 +7,8 @@ import type { Action, PermissionKey } from "./types.ts";
 
 /** One line of a session's permission audit. */
 export interface PermissionRecord {
+  /** The tool call this decision is about (absent in sessions written before it was kept). */
+  call_id?: string;
   tool: string;
   permission: PermissionKey;
   action: Action;

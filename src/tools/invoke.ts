@@ -4,12 +4,12 @@
  * exactly one `tool_call` and one `tool_result` whatever happens in between.
  * @module
  */
-import type { Decision, Sink } from "../ui/events.ts";
+import type { Activity, Decision, Sink } from "../ui/events.ts";
 import { describeActivity, plainActivity } from "./activity.ts";
 import type { PermissionRecord } from "./audit.ts";
 import type { Policy } from "./policy.ts";
 import { errorResult, type PreparedCall, type ToolRegistry, type ToolResult } from "./registry.ts";
-import type { ToolArgs, ToolContext } from "./types.ts";
+import type { Tool, ToolArgs, ToolContext } from "./types.ts";
 
 /** What {@link invokeTool} needs. */
 export interface InvokeOptions {
@@ -19,6 +19,21 @@ export interface InvokeOptions {
   sink: Sink;
   /** Receives every permission resolution with its outcome (the session audit). */
   audit?: (record: PermissionRecord) => void;
+  /**
+   * An answer already given for this call (a parked call approved or denied with
+   * `replio approve` / `replio deny`); used in place of asking when the policy says ask.
+   */
+  answer?:
+    | ((call: { id: string; tool: Tool; args: ToolArgs }) => GivenAnswer | undefined)
+    | undefined;
+}
+
+/** A person's answer given before the call ran, and who gave it (for the audit reason). */
+export interface GivenAnswer {
+  decision: "granted" | "declined";
+  by: string;
+  /** Why it was declined, passed on to the model. */
+  note?: string | undefined;
 }
 
 /** A call as the model (or a person) made it; `arguments` may be raw JSON text. */
@@ -28,10 +43,14 @@ export interface ToolRequest {
   arguments: unknown;
 }
 
-/** The result plus how the policy decided; `cancelled` means the whole turn should stop. */
+/**
+ * The result plus how the policy decided; `cancelled` means the whole turn should stop. A
+ * `parked` call did not run and has no result: the turn stops to wait for a person.
+ */
 export interface InvokeOutcome extends ToolResult {
   decision: Decision | null;
   cancelled: boolean;
+  parked?: { activity: Activity; reason: string };
 }
 
 /** Runs one tool call through the policy and the registry, reporting to the sink. */
@@ -94,10 +113,19 @@ export async function invokeTool(
   let decision: Decision;
   let reason = resolution.reason;
   let cancelled = false;
+  let note: string | undefined;
   if (resolution.action === "allow") {
     decision = "granted";
   } else if (resolution.action === "deny") {
     decision = "denied";
+  } else if (options.answer?.({ id: request.id, tool: call.tool, args: call.args })) {
+    const given = options.answer({ id: request.id, tool: call.tool, args: call.args })!;
+    decision = given.decision;
+    reason = `${reason}; ${given.by}`;
+    note = given.note;
+  } else if (policy.headless === "park") {
+    decision = "parked";
+    reason = `${reason}; parked for approval`;
   } else if (policy.headless) {
     decision = policy.headless === "yes" ? "granted" : "denied";
     reason = `${reason}; headless${policy.headless === "yes" ? " --yes" : ""}`;
@@ -107,6 +135,7 @@ export async function invokeTool(
     cancelled = answer === "cancel";
   }
   const record: PermissionRecord = {
+    call_id: request.id,
     tool: call.tool.name,
     permission: call.tool.permission,
     action: resolution.action,
@@ -124,9 +153,19 @@ export async function invokeTool(
     reason,
   });
 
+  if (decision === "parked") {
+    // No tool_result: the call has not run; it runs (or is refused) when the turn resumes.
+    return {
+      output: "",
+      isError: false,
+      decision,
+      cancelled: false,
+      parked: { activity, reason: resolution.reason },
+    };
+  }
   if (decision !== "granted") {
     return finish(
-      { output: refusalText(call, decision, reason, cancelled), isError: true },
+      { output: refusalText(call, decision, reason, cancelled, note), isError: true },
       decision,
       cancelled,
     );
@@ -139,9 +178,13 @@ function refusalText(
   decision: Decision,
   reason: string,
   cancelled: boolean,
+  note?: string,
 ): string {
   const name = call.tool.name;
   if (cancelled) return "Error: cancelled by the user";
+  if (decision === "declined" && note) {
+    return `Error: the user declined to run ${name} (${note}): do not retry it; take another approach`;
+  }
   if (decision === "declined") {
     return `Error: the user declined to run ${name}: do not retry it; ask what they want instead or take another approach`;
   }

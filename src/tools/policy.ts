@@ -33,8 +33,11 @@ export interface PolicyResolution extends Resolution {
   path?: string;
 }
 
-/** What headless runs answer for ask-gated calls: `--yes` grants, otherwise denied. */
-export type HeadlessAnswer = "yes" | "no";
+/**
+ * What headless runs answer for ask-gated calls: `--yes` grants, `--park` stops the turn to wait
+ * for `replio approve` / `replio deny`, otherwise denied.
+ */
+export type HeadlessAnswer = "yes" | "no" | "park";
 
 /** Options for {@link ToolPolicy}. */
 export interface PolicyOptions {

@@ -7,10 +7,13 @@ import type { Usage } from "../providers/types.ts";
 import type { Action, AskRequest } from "../tools/types.ts";
 
 /** How a turn ended. */
-export type TurnStatus = "ok" | "error" | "cancelled" | "truncated" | "max_rounds";
+export type TurnStatus = "ok" | "error" | "cancelled" | "truncated" | "max_rounds" | "parked";
 
-/** A person's or a flag's decision on an ask-gated call. */
-export type Decision = "granted" | "declined" | "denied";
+/**
+ * A person's or a flag's decision on an ask-gated call; `parked` means a headless `--park` run
+ * stopped to wait for one (`replio approve` / `replio deny`).
+ */
+export type Decision = "granted" | "declined" | "denied" | "parked";
 
 /** Display data for an activity line (`← Read README.md [offset=2]`); renderers style it. */
 export interface Activity {
@@ -50,6 +53,15 @@ export type TurnEvent =
     is_note: boolean;
   }
   | { type: "note"; message: string }
+  | {
+    type: "parked";
+    id: string;
+    tool: string;
+    arguments: Record<string, unknown>;
+    /** What the confirm prompt would have shown. */
+    activity: Activity;
+    reason: string;
+  }
   | { type: "error"; code: string; message: string }
   | { type: "turn_end"; status: TurnStatus; usage: Usage };
 
