@@ -42,7 +42,8 @@ const GIT_ENV: Readonly<Record<string, string>> = {
   GIT_TERMINAL_PROMPT: "0",
   GIT_OPTIONAL_LOCKS: "0",
   GCM_INTERACTIVE: "never",
-  // Git 2.44 and later: never fetch a missing object on demand.
+  // Never fetch a missing object on demand (git's security releases of May 2024 on; older
+  // gits ignore it, and the protocol settings below stop the fetch there).
   GIT_NO_LAZY_FETCH: "1",
   // An allowlist of no protocol: it overrides every protocol.*.allow, even the repository's own
   // `protocol.file.allow=always`, which beats a command-line `protocol.allow=never`.
