@@ -83,7 +83,12 @@ export async function runGitCommand(
     { action, maxChars: ctx.config.get("tool_max_result_chars") },
   );
   if (output.code !== 0 && !output.truncated) {
-    throw new Error(gitFailure(action, output, "check the arguments and call git again"));
+    // A partial clone lacks the object and replio's git never fetches (docs/security.md § git).
+    const fix = /promisor remote|lazy fetching disabled/.test(output.stderr)
+      ? "the object is not in this partial clone and the git tool never downloads: fetch it " +
+        'with run_command "git fetch" (which asks first), or read another revision'
+      : "check the arguments and call git again";
+    throw new Error(gitFailure(action, output, fix));
   }
   const text = output.stdout.replace(/\n$/, "");
   if (text !== "") return text;

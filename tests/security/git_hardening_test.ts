@@ -7,7 +7,7 @@
  * real (issue 11, docs/security.md § git).
  */
 import assert from "node:assert/strict";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { tempRepo } from "../../plugins/core-git/_temp_repo.ts";
 import { runReplio } from "../support/replio_process.ts";
 
@@ -116,7 +116,7 @@ Deno.test("a partial clone's lazy fetch does not run the promisor remote's uploa
   for (const args of [[missing], ["HEAD~1:big.txt"], ["-p", "HEAD~1"]]) {
     const shown = await replioTool(clone.path, "git", { subcommand: "show", args });
     assert.equal(shown.is_error, true, shown.output);
-    assert.match(shown.output, /transport 'file' not allowed|could not fetch/);
+    assert.match(shown.output, /could not fetch .* never downloads/);
   }
   const log = await replioTool(clone.path, "git", { subcommand: "log", args: ["-p"] });
   assert.equal(log.is_error, true, log.output);
@@ -324,4 +324,27 @@ Deno.test("git_commit does not run the repository's gpg.program", async () => {
   await repo.git("config", "--unset", "gpg.format");
   await plainGit(repo.path, "commit", "-qam", "two");
   assert.notDeepEqual(await t.ran(), [], "control: plain git commit runs gpg.program");
+});
+
+Deno.test("a filter from the user's own global config still runs (git-lfs keeps working)", async () => {
+  await using t = await trap();
+  await using repo = await tempRepo({ ".gitattributes": "*.txt filter=mine\n" });
+  const global = join(await Deno.realPath(await Deno.makeTempDir()), "gitconfig");
+  await Deno.writeTextFile(
+    global,
+    `[filter "mine"]\n\tclean = ${await t.script("mine", "cat")}\n\trequired = true\n`,
+  );
+  // The repository names the same driver: its value loses to the user's.
+  await repo.git("config", "filter.mine.clean", await t.script("repo", "cat"));
+  await repo.write("a.txt", "one\n");
+
+  const run = await runReplio(
+    ["tool", "git_commit", '{"message":"add a","paths":["a.txt"]}', "--yes"],
+    { cwd: repo.path, env: { GIT_CONFIG_GLOBAL: global } },
+  );
+  assert.equal(run.code, 0, run.stderr);
+  const ran = await t.ran();
+  assert.ok(ran.some((line) => line.startsWith("mine")), "the user's filter runs");
+  assert.ok(!ran.some((line) => line.startsWith("repo")), "the repository's does not");
+  await Deno.remove(dirname(global), { recursive: true });
 });
