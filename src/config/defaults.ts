@@ -182,7 +182,7 @@ export const CONFIG_KEYS = {
   "shell_env.keep": key(
     STRINGS,
     [],
-    "Variables passed to commands and MCP servers although their names look secret (docs/security.md)",
+    "Variables commands and MCP servers get although their names look secret",
   ),
   tool_analysis: key(
     Type.Boolean(),
@@ -276,7 +276,7 @@ export const CONFIG_KEYS = {
   "git.run_hooks": key(
     Type.Boolean(),
     false,
-    "Let git_commit run the repository's hooks (pre-commit, commit-msg, …); off, they are skipped",
+    "Let git_commit run the repository's hooks (pre-commit, commit-msg, …)",
   ),
 
   // Sessions
