@@ -76,6 +76,7 @@ export async function runDevCommand(
     cwd: ctx.worktree,
     timeoutMs: timeoutSeconds * 1000,
     signal: ctx.signal,
+    config: ctx.config,
     // Runners colour piped output otherwise (deno does), which costs tokens and hides summaries.
     env: { NO_COLOR: "1", FORCE_COLOR: "0" },
     headLines: HEAD_LINES,

@@ -61,6 +61,7 @@ export async function runCommand(
     cwd: dir,
     timeoutMs: (timeout ?? ctx.config.get("tool_timeout")) * 1000,
     signal: ctx.signal,
+    config: ctx.config,
   });
   // The registry turns the abort into `Error: cancelled by the user`.
   if (result.cancelled) ctx.signal.throwIfAborted();

@@ -40,9 +40,9 @@ export const gitSpec = {
 } satisfies ToolSpec<typeof parameters>;
 
 /**
- * Configuration that overrides the repository's own: a repository may name programs for git
- * to run (fsmonitor hooks, gpg for signature placeholders in a pretty alias), and its config
- * file is writable by file_edit, so a read must not run them.
+ * Configuration over runGit's hardening for reads: plain text, and no gpg at all (a pretty
+ * alias may verify signatures), whoever configured it. runGit already keeps every program the
+ * repository's own config names from running (docs/security.md § git).
  */
 const SAFE_CONFIG = [
   "core.fsmonitor=false",
@@ -77,44 +77,20 @@ export async function runGitCommand(
   checkGitArgs(subcommand, args);
   const command = GIT_SUBCOMMANDS[subcommand];
   const action = `git ${command}`;
-  const filters = subcommand === "status" || subcommand === "diff"
-    ? await disableLocalFilters(ctx, action)
-    : [];
   const output = await runGit(
     ctx,
-    [...SAFE_CONFIG, ...filters, command, ...FORCED_ARGS[subcommand], ...args],
+    [...SAFE_CONFIG, command, ...FORCED_ARGS[subcommand], ...args],
     { action, maxChars: ctx.config.get("tool_max_result_chars") },
   );
   if (output.code !== 0 && !output.truncated) {
-    throw new Error(gitFailure(action, output, "check the arguments and call git again"));
+    // A partial clone lacks the object and replio's git never fetches (docs/security.md § git).
+    const fix = /promisor remote|lazy fetching disabled/.test(output.stderr)
+      ? "the object is not in this partial clone and the git tool never downloads: fetch it " +
+        'with run_command "git fetch" (which asks first), or read another revision'
+      : "check the arguments and call git again";
+    throw new Error(gitFailure(action, output, fix));
   }
   const text = output.stdout.replace(/\n$/, "");
   if (text !== "") return text;
   return subcommand === "diff" ? NO_CHANGES : NO_OUTPUT;
-}
-
-/**
- * `-c` settings that switch off clean/smudge filters the repository's own config defines:
- * status and diff run a file's clean filter to compare it. Filters from the user's global or
- * system config (git-lfs) are the user's choice and stay.
- */
-async function disableLocalFilters(ctx: ToolContext, action: string): Promise<string[]> {
-  const listed = await runGit(
-    ctx,
-    ["config", "-z", "--show-scope", "--get-regexp", "^filter\\."],
-    { action },
-  );
-  // -z prints "scope NUL key LF value NUL": a driver name may hold spaces, never a newline.
-  const fields = listed.stdout.split("\0");
-  const drivers = new Set<string>();
-  for (let i = 0; i + 1 < fields.length; i += 2) {
-    const key = fields[i + 1]!.split("\n")[0]!;
-    const driver = key.slice("filter.".length, key.lastIndexOf("."));
-    if ((fields[i] === "local" || fields[i] === "worktree") && driver) drivers.add(driver);
-  }
-  return [...drivers].flatMap((driver) =>
-    ["clean=", "smudge=", "process=", "required=false"].flatMap((
-      setting,
-    ) => ["-c", `filter.${driver}.${setting}`])
-  );
 }

@@ -50,8 +50,10 @@ export async function commitChanges(
   }
   const staged = await Promise.all(paths.map((path) => resolveInside(path, ctx)));
   // Literal pathspecs: a path such as app/[id]/page.tsx means that file, not a glob.
+  // Hooks are the repository's code: they run only when the user opted in.
+  const hooks = ctx.config.get("git.run_hooks");
   const git = (args: string[], action: string) =>
-    runGit(ctx, ["--literal-pathspecs", ...args], { action });
+    runGit(ctx, ["--literal-pathspecs", ...args], { action, hooks });
   const add = async (args: string[]) => {
     const added = await git(["add", ...args], "git add");
     if (added.code !== 0) {
@@ -63,7 +65,10 @@ export async function commitChanges(
   if (all) await add(["--update", "--", "."]);
   if (staged.length) await add(["--", ...staged]);
 
-  const check = await git(["diff", "--cached", "--quiet", "--no-ext-diff"], "git diff --cached");
+  const check = await git(
+    ["diff", "--cached", "--quiet", "--no-ext-diff", "--no-textconv"],
+    "git diff --cached",
+  );
   if (check.code === 0) {
     throw new RangeError(
       "Cannot commit: nothing is staged: pass the changed files in paths, or all: true for " +

@@ -63,13 +63,15 @@ Deno.test("git_commit refuses a path outside the worktree", async () => {
   );
 });
 
-Deno.test("git_commit reports a failing hook and keeps the changes staged", async () => {
+Deno.test("git_commit with git.run_hooks reports a failing hook and keeps the changes staged", async () => {
   await using repo = await tempRepo({ "a.txt": "one\n" });
   await repo.write(".git/hooks/pre-commit", "#!/bin/sh\necho 'lint failed: a.txt' >&2\nexit 1\n");
   await Deno.chmod(join(repo.path, ".git/hooks/pre-commit"), 0o755);
   await repo.write("a.txt", "two\n");
   assert.equal(
-    await runTool(repo, "git_commit", { message: "Try", all: true }),
+    await runTool(repo, "git_commit", { message: "Try", all: true }, {
+      config: { "git.run_hooks": true },
+    }),
     "Error: Cannot run git commit: exit 1: lint failed: a.txt: fix what git reports (the " +
       "changes stay staged) and call git_commit again",
   );

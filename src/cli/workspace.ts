@@ -66,6 +66,7 @@ export async function openWorkspace(options: WorkspaceOptions): Promise<Workspac
   const mcpPlugins = await startMcpServers(config.get("mcp_servers"), {
     worktree,
     version: VERSION,
+    config,
     warn: (message) => Deno.stderr.writeSync(new TextEncoder().encode(`replio: ${message}\n`)),
   });
   const registry = createRegistry([CORE_PLUGIN, ...userPlugins, ...mcpPlugins]);

@@ -179,6 +179,11 @@ export const CONFIG_KEYS = {
     120,
     "Default seconds a run_command or dev tool may run before its process group is killed",
   ),
+  "shell_env.keep": key(
+    STRINGS,
+    [],
+    "Variables commands and MCP servers get although their names look secret",
+  ),
   tool_analysis: key(
     Type.Boolean(),
     false,
@@ -267,6 +272,11 @@ export const CONFIG_KEYS = {
     Type.String(),
     "",
     "Command code_format runs; empty detects the project's",
+  ),
+  "git.run_hooks": key(
+    Type.Boolean(),
+    false,
+    "Let git_commit run the repository's hooks (pre-commit, commit-msg, …)",
   ),
 
   // Sessions

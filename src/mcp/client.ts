@@ -7,10 +7,11 @@
  */
 import { resolve } from "node:path";
 import { stripVTControlCharacters } from "node:util";
-import type { ConfigValue } from "../config/mod.ts";
+import type { Config, ConfigValue } from "../config/mod.ts";
 import {
   defineTool,
   type JsonSchema,
+  keptEnv,
   type Plugin,
   type PluginTool,
   type ToolArgs,
@@ -45,6 +46,8 @@ export interface ConnectOptions {
   version: string;
   /** Receives one message per server that failed or tool that was skipped. */
   warn: (message: string) => void;
+  /** Decides which of replio's variables servers inherit (`shell_env.keep`). */
+  config: Config;
 }
 
 interface Connection {
@@ -108,7 +111,9 @@ async function connectServer(
     const transport = new StdioClientTransport({
       command: config.command,
       args: config.args ?? [],
-      env: config.env ?? {},
+      // The SDK adds only HOME, LOGNAME, PATH, SHELL, TERM and USER of replio's own variables;
+      // names in shell_env.keep come too, and the server's own configured env wins.
+      env: { ...keptEnv(options.config), ...config.env },
       cwd: resolve(options.worktree, config.cwd ?? "."),
       // Piped, not inherited: a server's logs would land in the REPL or in `replio mcp`'s
       // client; the tail explains a failed start.

@@ -20,6 +20,7 @@ export type {
   ToolSpec,
 } from "../tools/types.ts";
 export * from "./run_process.ts";
+export { apiKeyEnvNames, childEnv, isWithheld, keptEnv } from "./child_env.ts";
 
 /** A tool as a plugin exports it: its spec and its handler. */
 export interface PluginTool {

@@ -1,9 +1,12 @@
 /**
  * Runs a shell command for a plugin (run_command, code_test, …) the one safe way: its own process
- * group, stdin closed, stdout and stderr merged in order, a timeout and the turn's AbortSignal
- * ending the whole group, and output kept as head and tail with an exact count of dropped lines.
+ * group, stdin closed, an environment without secrets (`childEnv`), stdout and stderr merged in
+ * order, a timeout and the turn's AbortSignal ending the whole group, and output kept as head and
+ * tail with an exact count of dropped lines.
  * @module
  */
+import { Config } from "../config/mod.ts";
+import { childEnv } from "./child_env.ts";
 
 /** Lines kept from the start of long output: how the command began (what it ran, warnings). */
 export const HEAD_LINES = 100;
@@ -37,7 +40,12 @@ export interface RunProcessOptions {
   timeoutMs: number;
   /** Aborting kills the process group (the turn's `ctx.signal`). */
   signal?: AbortSignal;
-  /** Extra environment variables over the inherited ones. */
+  /**
+   * Decides which of replio's variables the command inherits (`shell_env.keep`, the
+   * `*api_key_env` names; see `childEnv`); without it the built-in rules alone apply.
+   */
+  config?: Config;
+  /** Extra environment variables over the inherited ones (always passed). */
   env?: Record<string, string>;
   /** Lines kept from the start; default {@link HEAD_LINES}. */
   headLines?: number;
@@ -135,7 +143,9 @@ async function spawnGroup(options: RunProcessOptions): Promise<Deno.ChildProcess
       stdin: "null",
       stdout: "piped",
       stderr: "null",
-      ...(options.env ? { env: options.env } : {}),
+      // The whole environment is given: inherited, withheld variables would come back.
+      clearEnv: true,
+      env: childEnv(options.config ?? Config.defaults(), options.env),
     }).spawn();
   } catch (error) {
     if (error instanceof Deno.errors.NotCapable) {

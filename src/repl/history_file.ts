@@ -5,6 +5,7 @@
  * @module
  */
 import { dirname, join } from "node:path";
+import { ensureStateDir, openPrivateAppend } from "../fs/state_dir.ts";
 import { writeFileAtomic } from "../fs/write_file_atomic.ts";
 
 /** Trim the file only once it holds this many times the kept entries: rewrites stay rare. */
@@ -60,8 +61,15 @@ export async function loadHistory(file: string, size: number): Promise<string[]>
   return kept.map(decodeEntry);
 }
 
-/** Appends one entry, creating `.replio/` on first use. */
+/**
+ * Appends one entry, creating `.replio/` (with its `.gitignore`) on first use. The file is
+ * private (0600): entries can hold pasted secrets.
+ */
 export async function appendHistory(file: string, entry: string): Promise<void> {
-  await Deno.mkdir(dirname(file), { recursive: true });
-  await Deno.writeTextFile(file, encodeEntry(entry) + "\n", { append: true });
+  ensureStateDir(dirname(file));
+  using history = openPrivateAppend(file);
+  const bytes = new TextEncoder().encode(encodeEntry(entry) + "\n");
+  for (let written = 0; written < bytes.length;) {
+    written += await history.write(bytes.subarray(written));
+  }
 }

@@ -5,6 +5,7 @@
  */
 import { dirname, join } from "node:path";
 import type { Config } from "../config/mod.ts";
+import { ensureStateDir, openPrivateAppend } from "../fs/state_dir.ts";
 import type { ChatMessage, ToolCall, Usage } from "../providers/types.ts";
 import type { PermissionRecord } from "../tools/audit.ts";
 import type { TurnStatus } from "../ui/events.ts";
@@ -258,7 +259,7 @@ async function endsWithNewline(path: string, size: number): Promise<boolean> {
 
 function openForAppend(path: string): Deno.FsFile {
   const dir = dirname(path);
-  Deno.mkdirSync(dirname(dir), { recursive: true });
+  ensureStateDir(dirname(dir));
   try {
     Deno.mkdirSync(dir, { mode: 0o700 });
     // Transcripts hold file contents and command output: keep them out of commits by default.
@@ -266,7 +267,7 @@ function openForAppend(path: string): Deno.FsFile {
   } catch (error) {
     if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
   }
-  return Deno.openSync(path, { append: true, create: true, mode: 0o600 });
+  return openPrivateAppend(path);
 }
 
 /** One write call per line keeps concurrent writers from splitting lines; the loop is a guard. */
