@@ -29,6 +29,8 @@ export interface RunOptions {
   mode?: string;
   path?: string;
   maxRounds?: number;
+  /** `--trust`: load the worktree's own settings for this invocation. */
+  trust?: boolean;
 }
 
 /** Exit code per turn status (DESIGN.md §4). */

@@ -2,7 +2,15 @@
  * Configuration: the defaults table, loading and merging with origins, validation.
  * @module
  */
-export { Config, ConfigError, type Setting } from "./config.ts";
+export {
+  Config,
+  ConfigError,
+  type FolderTrust,
+  type IgnoredProject,
+  NO_PROJECT,
+  type Setting,
+  type TrustAnswer,
+} from "./config.ts";
 export {
   AGENT_SCHEMA,
   CONFIG_KEYS,
@@ -32,3 +40,10 @@ export {
   validateValue,
   valueProblem,
 } from "./load.ts";
+export {
+  describeProjectSettings,
+  formatTrustNotice,
+  isInside,
+  TRUSTED_FOLDERS_KEY,
+} from "./trust.ts";
+export { addTrustedFolder, readTrustedFolders, removeTrustedFolder } from "./trusted_folders.ts";
