@@ -390,7 +390,7 @@ Deno.test("repl Ctrl-C during a running tool kills its process group and cancels
     { text: "Ready again." },
   ]);
   await env.wt.write(".replio/config.yaml", "tool_permission:\n  bash: allow\n");
-  await using repl = await TmuxRepl.start(env.wt.path, env.args);
+  await using repl = await TmuxRepl.start(env.wt.path, [...env.args, "--trust"]);
   await repl.enter("wait a while");
   await repl.waitFor(`$ Run ${marker}; touch too_late`);
   await waitUntil(async () => (await processesMatching(marker)) > 0, "the command to start");
