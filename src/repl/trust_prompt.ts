@@ -46,11 +46,15 @@ export const TRUST_QUESTION = "Trust this folder? [y]es always / [o]nce / [N]o, 
  */
 export async function askFolderTrust(trust: FolderTrust, io: TrustPromptIo): Promise<TrustAnswer> {
   const { out, styles } = io;
-  const lines = describeProjectSettings(trust.ignored!);
+  const ignored = trust.ignored!;
+  const lines = describeProjectSettings(ignored);
+  const kept = ignored.kept.length
+    ? styles.dim(`Applied already, as they only tighten: ${ignored.kept.join(", ")}\n`)
+    : "";
   out.write(
     `${styles.yellow(`${trust.worktree} is not a trusted folder.`)}\n` +
       `Its own replio settings (.replio/) were not loaded. Trusted, they would enable:\n` +
-      lines.map((line) => `  - ${line}\n`).join("") +
+      lines.map((line) => `  - ${line}\n`).join("") + kept +
       styles.dim("Only trust folders whose contents you trust as your own.\n") +
       TRUST_QUESTION,
   );
