@@ -7,7 +7,6 @@ export {
   ConfigError,
   type FolderTrust,
   type IgnoredProject,
-  NO_PROJECT,
   type Setting,
   type TrustAnswer,
 } from "./config.ts";
@@ -40,10 +39,5 @@ export {
   validateValue,
   valueProblem,
 } from "./load.ts";
-export {
-  describeProjectSettings,
-  formatTrustNotice,
-  isInside,
-  TRUSTED_FOLDERS_KEY,
-} from "./trust.ts";
+export { describeProjectSettings, formatTrustNotice, TRUSTED_FOLDERS_KEY } from "./trust.ts";
 export { addTrustedFolder, readTrustedFolders, removeTrustedFolder } from "./trusted_folders.ts";

@@ -6,7 +6,8 @@
  * `--trust`) can let them in. Until then only settings that tighten the policy apply.
  * @module
  */
-import { isAbsolute, join, relative, sep } from "node:path";
+import { isAbsolute, join } from "node:path";
+import { isInside } from "../fs/is_inside.ts";
 import type { FolderTrust, IgnoredProject, Setting } from "./config.ts";
 
 /** The global key listing trusted folders; a project config never sets it. */
@@ -40,12 +41,6 @@ export async function findTrustingEntry(
     }
   }
   return null;
-}
-
-/** Whether `path` is `folder` or lies beneath it. */
-export function isInside(path: string, folder: string): boolean {
-  const rel = relative(folder, path);
-  return rel === "" || (rel !== ".." && !rel.startsWith(".." + sep) && !isAbsolute(rel));
 }
 
 async function realPathOrSelf(path: string): Promise<string> {
