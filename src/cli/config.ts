@@ -64,6 +64,7 @@ export async function runConfigCommand(
     case "set": {
       if (key === undefined || value === undefined) throw usage(`"set" needs a key and a value`);
       await setConfigValue(file, key, await parseCliValue(key, value, file));
+      if (!options.global) await warnIfUntrusted(worktree, file, options.trust);
       return EXIT.ok;
     }
     case "unset": {
@@ -75,6 +76,19 @@ export async function runConfigCommand(
     default:
       throw usage(`unknown action "${action}"`);
   }
+}
+
+/** A local value written in an untrusted folder does not load: say so, or it looks ignored. */
+async function warnIfUntrusted(
+  worktree: string,
+  file: string,
+  trust: boolean | undefined,
+): Promise<void> {
+  if (trust || (await loadConfig({ worktree })).trust.trusted) return;
+  await writeErr(
+    `replio: wrote ${file}, but this folder is not trusted, so that file is not loaded: ` +
+      `run "replio trust" to load it\n`,
+  );
 }
 
 function usage(problem: string): UsageError {

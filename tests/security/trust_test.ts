@@ -363,7 +363,7 @@ Deno.test("trust: a symlinked folder is trusted by its real path", async () => {
   }
 });
 
-Deno.test("trust: config get --show-origin shows the values an untrusted folder's file would set", async () => {
+Deno.test("trust: config get --show-origin shows what an untrusted local file would set; set still writes it", async () => {
   await using repo = await repository({ ".replio/config.yaml": "max_rounds: 3\n" });
   const run = await repo.replio(["config", "get", "--show-origin"]);
   assert.equal(run.code, 0);
@@ -371,4 +371,12 @@ Deno.test("trust: config get --show-origin shows the values an untrusted folder'
   assert.ok(run.stdout.includes("default\tmax_rounds = 50\n"));
   assert.ok(run.stdout.includes(`ignored (untrusted folder):${file}\tmax_rounds = 3\n`));
   assert.equal(run.stderr, notice(repo.path, ".replio/config.yaml (max_rounds)"));
+  const set = await repo.replio(["config", "set", "max_rounds", "4"]);
+  assert.equal(set.code, 0);
+  assert.equal(
+    set.stderr,
+    `replio: wrote ${file}, but this folder is not trusted, so that file is not loaded: ` +
+      `run "replio trust" to load it\n`,
+  );
+  assert.equal(await Deno.readTextFile(file), "max_rounds: 4\n", "the user's own write happens");
 });
