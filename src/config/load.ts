@@ -107,10 +107,9 @@ async function mergeProjectFile(
   }
   let values: Record<string, unknown> = {};
   let invalid: string | null = null;
-  let exists = true;
   try {
     // An untrusted file is never loaded, so its mistakes must not stop replio either.
-    values = await readConfigFile(file, { missing: () => exists = false });
+    values = await readConfigFile(file);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     invalid = error.message.replace(/^Cannot load [^:]*: /, "");
@@ -127,7 +126,7 @@ async function mergeProjectFile(
   }
   const folders = await projectFolders(worktree);
   const leftOut = Object.fromEntries(Object.entries(values).filter(([k]) => !(k in kept)));
-  const leftOutFile = exists && (Object.keys(leftOut).length > 0 || invalid !== null);
+  const leftOutFile = Object.keys(leftOut).length > 0 || invalid !== null;
   const hasProject = leftOutFile || folders.agentFiles.length > 0 || folders.pluginsFolder ||
     worktreePlugins.length > 0;
   return {
@@ -170,23 +169,14 @@ function mergeInto(
  * // tools: {deny: [bash]}  →  { "tools.deny": ["bash"] }
  * ```
  */
-export async function readConfigFile(
-  file: string,
-  options: { missing?: () => void } = {},
-): Promise<Record<string, unknown>> {
+export async function readConfigFile(file: string): Promise<Record<string, unknown>> {
   // Asking first keeps Deno's own prompt away when replio was started without --no-prompt.
-  if (Deno.permissions.querySync({ name: "read", path: file }).state !== "granted") {
-    options.missing?.();
-    return {};
-  }
+  if (Deno.permissions.querySync({ name: "read", path: file }).state !== "granted") return {};
   let text: string;
   try {
     text = await Deno.readTextFile(file);
   } catch (error) {
-    if (error instanceof Deno.errors.NotFound) {
-      options.missing?.();
-      return {};
-    }
+    if (error instanceof Deno.errors.NotFound) return {};
     throw error;
   }
   return await parseConfigText(text, file);
