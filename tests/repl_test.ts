@@ -521,3 +521,14 @@ Deno.test("repl trust question: y trusts the folder from now on in the global co
   );
   assert.equal(await exists(join(env.wt.path, "plugin-ran")), true, "the plugin loaded");
 });
+
+Deno.test("repl trust question: o trusts the folder for this session only", async () => {
+  await using env = await setup([]);
+  await untrustedProject(env);
+  await using repl = await TmuxRepl.start(env.wt.path, env.args, { ready: TRUST_QUESTION });
+  await repl.enter("o");
+  await repl.waitFor("Trusted for this session");
+  await repl.waitForPrompt();
+  assert.equal(await exists(join(env.wt.path, "plugin-ran")), true, "the plugin loaded");
+  assert.equal(await exists(join(env.wt.path, ".test-xdg", "replio", "config.yaml")), false);
+});
