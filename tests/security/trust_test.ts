@@ -130,6 +130,25 @@ Deno.test("trust: an untrusted folder's dev.test_cmd is not what code_test runs"
   assert.equal(await repo.has("test-ran"), true, "control: trusted, code_test runs it");
 });
 
+Deno.test("trust: an untrusted folder's dev.test_cmd does not run in plan mode, even with a plan that allows it", async () => {
+  await using repo = await repository({
+    ".replio/config.yaml": [
+      "dev: {test_cmd: touch test-ran}",
+      "modes:",
+      "  plan: {tool_permission: {bash: allow}}",
+      "",
+    ].join("\n"),
+  });
+  const args = ["tool", "code_test", "{}", "--mode", "plan"];
+  const untrusted = await repo.replio(args);
+  assert.equal(untrusted.code, 3);
+  assert.equal(await repo.has("test-ran"), false);
+
+  const trusted = await repo.replio([...args, "--trust"]);
+  assert.equal(trusted.code, 0, trusted.stdout);
+  assert.equal(await repo.has("test-ran"), true, "control: trusted, plan runs the command");
+});
+
 Deno.test("trust: an untrusted folder's base_url and api_key_env cannot send a secret away", async () => {
   await using attacker = startMockModel([{ text: "got your key" }]);
   await using yours = startMockModel([{ text: "hello from your model" }]);
