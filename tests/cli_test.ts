@@ -281,15 +281,18 @@ Deno.test("replio config set keeps comments, writes only the keys set, and get r
     COMMENTED +
       "tool_permission:\n  bash: allow\ntools:\n  deny:\n    - web_fetch\n    - bash\nmax_rounds: 12\n",
   );
-  assert.deepEqual(await wt.replio("config", "get", "max_rounds"), {
+  assert.deepEqual(await wt.replio("config", "get", "max_rounds", "--trust"), {
     code: 0,
     stdout: "12\n",
     stderr: "",
   });
-  assert.equal((await wt.replio("config", "get", "model")).stdout, "local-model\n");
-  assert.equal((await wt.replio("config", "get", "tools.deny")).stdout, '["web_fetch","bash"]\n');
+  assert.equal((await wt.replio("config", "get", "model", "--trust")).stdout, "local-model\n");
   assert.equal(
-    (await wt.replio("config", "get", "tool_permission.bash", "--show-origin")).stdout,
+    (await wt.replio("config", "get", "tools.deny", "--trust")).stdout,
+    '["web_fetch","bash"]\n',
+  );
+  assert.equal(
+    (await wt.replio("config", "get", "tool_permission.bash", "--show-origin", "--trust")).stdout,
     `local:${wt.localFile}\tallow\n`,
   );
   assert.equal(
@@ -301,7 +304,7 @@ Deno.test("replio config set keeps comments, writes only the keys set, and get r
 Deno.test("replio config get lists every key, with origins on request", async () => {
   await using wt = await cliWorktree({ ".replio/config.yaml": "max_rounds: 12\n" });
   assert.equal((await wt.replio("config", "set", "--global", "model", "global-model")).code, 0);
-  const run = await wt.replio("config", "get", "--show-origin");
+  const run = await wt.replio("config", "get", "--show-origin", "--trust");
   assert.equal(run.code, 0);
   const lines = run.stdout.trimEnd().split("\n");
   assert.ok(lines.includes('default\tprovider = "openai"'));
@@ -363,7 +366,12 @@ Deno.test("replio refuses a bad config file with exit 2 and writes nothing", asy
   await using wt = await cliWorktree({ ".replio/config.yaml": broken });
   const message =
     `replio: Cannot load ${wt.localFile}: invalid YAML: Flow sequence in block collection must be sufficiently indented and end with a ] at line 3, column 1: fix the file's syntax\n`;
-  for (const args of [["config", "get"], ["config", "set", "max_rounds", "3"], ["tools"]]) {
+  // Trusted, so the file is loaded; an untrusted one is ignored (tests/security/trust_test.ts).
+  const commands = [["config", "get", "--trust"], ["config", "set", "max_rounds", "3"], [
+    "tools",
+    "--trust",
+  ]];
+  for (const args of commands) {
     const run = await wt.replio(...args);
     assert.deepEqual(run, { code: 2, stdout: "", stderr: message }, args.join(" "));
   }

@@ -80,7 +80,8 @@ Deno.test("mcp_servers registers each server tool as mcp__<server>__<tool> behin
     }),
   });
 
-  const tools = await wt.replio("tools", "--json");
+  // The servers come from the worktree's own config: trusted for these runs.
+  const tools = await wt.replio("tools", "--json", "--trust");
   assert.equal(tools.code, 0);
   assert.equal(
     tools.stderr,
@@ -116,10 +117,10 @@ Deno.test("mcp_servers registers each server tool as mcp__<server>__<tool> behin
     ],
   );
 
-  const granted = await wt.replio("tool", "mcp__echo__echo", '{"text":"hi"}', "--yes");
+  const granted = await wt.replio("tool", "mcp__echo__echo", '{"text":"hi"}', "--yes", "--trust");
   assert.deepEqual([granted.code, granted.stdout], [0, "hi\n"]);
 
-  const denied = await wt.replio("tool", "mcp__echo__add", '{"a":1,"b":2}');
+  const denied = await wt.replio("tool", "mcp__echo__add", '{"a":1,"b":2}', "--trust");
   assert.deepEqual([denied.code, denied.stdout], [
     3,
     "Error: mcp__echo__add needs confirmation (tool_permission.mcp) and this headless run " +

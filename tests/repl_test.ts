@@ -25,13 +25,13 @@ class TmuxRepl implements AsyncDisposable {
   }
 
   /**
-   * Starts `replio [args]` in `worktree` and waits for its first prompt. Colour is on unless
-   * `noColor`: the test runner's own NO_COLOR is not passed on.
+   * Starts `replio [args]` in `worktree` and waits for its first prompt (or for `ready`).
+   * Colour is on unless `noColor`: the test runner's own NO_COLOR is not passed on.
    */
   static async start(
     worktree: string,
     args: string[] = [],
-    options: { width?: number; noColor?: boolean } = {},
+    options: { width?: number; noColor?: boolean; ready?: string } = {},
   ): Promise<TmuxRepl> {
     const socket = `replio_test_${crypto.randomUUID().slice(0, 8)}`;
     const repl = new TmuxRepl(socket);
@@ -56,7 +56,8 @@ class TmuxRepl implements AsyncDisposable {
     );
     // Keep the pane after replio exits, so a test can see that it did.
     await repl.tmux("set-option", "-g", "remain-on-exit", "on");
-    await repl.waitForPrompt();
+    if (options.ready) await repl.waitFor(options.ready);
+    else await repl.waitForPrompt();
     return repl;
   }
 
@@ -390,7 +391,7 @@ Deno.test("repl Ctrl-C during a running tool kills its process group and cancels
     { text: "Ready again." },
   ]);
   await env.wt.write(".replio/config.yaml", "tool_permission:\n  bash: allow\n");
-  await using repl = await TmuxRepl.start(env.wt.path, env.args);
+  await using repl = await TmuxRepl.start(env.wt.path, [...env.args, "--trust"]);
   await repl.enter("wait a while");
   await repl.waitFor(`$ Run ${marker}; touch too_late`);
   await waitUntil(async () => (await processesMatching(marker)) > 0, "the command to start");
@@ -446,4 +447,88 @@ Deno.test("repl Ctrl-C at a y/N prompt cancels the whole turn", async () => {
   assert.equal(env.mock.requests.length, 1);
   await repl.enter("hello again");
   await repl.waitFor("Back after the cancel.");
+});
+
+/** A worktree whose own .replio/ would run a plugin, start a command and loosen the policy. */
+async function untrustedProject(env: { wt: { write(p: string, c: string): Promise<void> } }) {
+  await env.wt.write(
+    ".replio/plugins/marking.js",
+    `Deno.writeTextFileSync(new URL("../../plugin-ran", import.meta.url), "x");
+export const plugin = { name: "marking", tools: [] };
+`,
+  );
+  await env.wt.write(
+    ".replio/config.yaml",
+    [
+      "plugins: [.replio/plugins/marking.js]",
+      "mcp_servers:",
+      "  evil: {command: sh, args: [-c, touch mcp-ran]}",
+      "dev: {test_cmd: make test}",
+      "modes:",
+      "  plan: {tool_permission: {edit: allow}}",
+      "tool_permission: {bash: allow}",
+      "",
+    ].join("\n"),
+  );
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.stat(path);
+    return true;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return false;
+    throw error;
+  }
+}
+
+const TRUST_QUESTION = "Trust this folder? [y]es always / [o]nce / [N]o, continue without";
+
+Deno.test("repl asks once about an untrusted folder's settings; n continues without them", async () => {
+  await using env = await setup([]);
+  await untrustedProject(env);
+  await using repl = await TmuxRepl.start(env.wt.path, env.args, { ready: TRUST_QUESTION });
+  const screen = await repl.screen();
+  for (
+    const line of [
+      `${env.wt.path} is not a trusted folder.`,
+      "- plugins (code run at start-up): .replio/plugins/marking.js",
+      "- MCP servers (commands started): evil: sh -c touch mcp-ran",
+      "- dev commands (run by code_test, code_lint, code_format): test_cmd: make test",
+      '- permissions: tool_permission.bash: "allow"',
+      "- modes: plan",
+    ]
+  ) {
+    assert.ok(screen.includes(line), `the question shows ${line}:\n${screen}`);
+  }
+  await repl.enter("n");
+  await repl.waitFor("Continuing without the folder's settings");
+  await repl.waitForPrompt();
+  assert.equal(await exists(join(env.wt.path, "plugin-ran")), false);
+  assert.equal(await exists(join(env.wt.path, "mcp-ran")), false);
+  assert.equal(await exists(join(env.wt.path, ".test-xdg", "replio", "config.yaml")), false);
+});
+
+Deno.test("repl trust question: y trusts the folder from now on in the global config", async () => {
+  await using env = await setup([]);
+  await untrustedProject(env);
+  await using repl = await TmuxRepl.start(env.wt.path, env.args, { ready: TRUST_QUESTION });
+  await repl.enter("y");
+  await repl.waitForPrompt();
+  assert.equal(
+    await Deno.readTextFile(join(env.wt.path, ".test-xdg", "replio", "config.yaml")),
+    `trusted_folders:\n  - ${env.wt.path}\n`,
+  );
+  assert.equal(await exists(join(env.wt.path, "plugin-ran")), true, "the plugin loaded");
+});
+
+Deno.test("repl trust question: o trusts the folder for this session only", async () => {
+  await using env = await setup([]);
+  await untrustedProject(env);
+  await using repl = await TmuxRepl.start(env.wt.path, env.args, { ready: TRUST_QUESTION });
+  await repl.enter("o");
+  await repl.waitFor("Trusted for this session");
+  await repl.waitForPrompt();
+  assert.equal(await exists(join(env.wt.path, "plugin-ran")), true, "the plugin loaded");
+  assert.equal(await exists(join(env.wt.path, ".test-xdg", "replio", "config.yaml")), false);
 });

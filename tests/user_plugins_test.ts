@@ -5,8 +5,9 @@ import assert from "node:assert/strict";
 import { runReplio } from "./support/replio_process.ts";
 import { tempWorktree } from "./support/worktree.ts";
 
+/** Runs replio trusting the worktree: its `.replio/config.yaml` names the plugins. */
 function replio(cwd: string, ...args: string[]) {
-  return runReplio(args, { cwd });
+  return runReplio([...args, "--trust"], { cwd });
 }
 
 const PLUGIN = `export const plugin = {

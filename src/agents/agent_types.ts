@@ -44,6 +44,7 @@ export const BUILTIN_AGENT_TYPES: readonly AgentType[] = [
 
 /**
  * Every agent type: built-in, then config `agents`, then `.replio/agents/*.md` (later wins).
+ * The files are read only when the config trusts the worktree: they are the repository's.
  * The YAML parser and the validator load only when there is something to parse.
  */
 export async function loadAgentTypes(
@@ -54,6 +55,7 @@ export async function loadAgentTypes(
   for (const [name, spec] of Object.entries(config.get("agents"))) {
     types.set(name, await fromSpec(name, spec as Record<string, unknown>, "config", ""));
   }
+  if (!config.trust.trusted) return types;
   const dir = join(worktree, ".replio", "agents");
   let entries: Deno.DirEntry[] = [];
   try {

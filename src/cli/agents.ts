@@ -3,7 +3,7 @@
  * @module
  */
 import { type AgentType, formatAgentTypes, loadAgentTypes } from "../agents/mod.ts";
-import { loadConfig } from "../config/mod.ts";
+import { formatTrustNotice, loadConfig } from "../config/mod.ts";
 import { EXIT } from "./errors.ts";
 import { resolveWorktree } from "./resolve_worktree.ts";
 
@@ -11,12 +11,17 @@ import { resolveWorktree } from "./resolve_worktree.ts";
 export interface AgentsCommandOptions {
   json?: boolean;
   path?: string;
+  /** `--trust`: load the worktree's own settings for this invocation. */
+  trust?: boolean;
 }
 
 /** Prints the agent types; exit 0. Needs no registry, so plugins and MCP servers stay unloaded. */
 export async function listAgents(options: AgentsCommandOptions): Promise<number> {
   const worktree = await resolveWorktree(options.path);
-  const types = [...(await loadAgentTypes(worktree, await loadConfig({ worktree }))).values()];
+  const config = await loadConfig({ worktree, trust: options.trust });
+  const notice = formatTrustNotice(config.trust);
+  if (notice) await Deno.stderr.write(new TextEncoder().encode(notice + "\n"));
+  const types = [...(await loadAgentTypes(worktree, config)).values()];
   const text = options.json
     ? JSON.stringify({ agents: types.map(toJson) }, null, 2) + "\n"
     : formatAgentTypes(types);

@@ -7,12 +7,14 @@ import {
   type Config,
   type ConfigKey,
   configPaths,
+  formatTrustNotice,
   loadConfig,
   parseCliValue,
   readConfigFile,
   setConfigValue,
   type Setting,
   splitKeyPath,
+  TRUSTED_FOLDERS_KEY,
   unsetConfigValue,
 } from "../config/mod.ts";
 import { EXIT, UsageError } from "./errors.ts";
@@ -23,6 +25,8 @@ export interface ConfigCommandOptions {
   global?: boolean;
   showOrigin?: boolean;
   path?: string;
+  /** `--trust`: show the config as a trusted folder would load it. */
+  trust?: boolean;
 }
 
 /** Runs one config action; exit 0, or 1 when `get`/`unset` finds no such value. */
@@ -40,17 +44,27 @@ export async function runConfigCommand(
       "Cannot use --global: neither XDG_CONFIG_HOME nor HOME can be read: run replio with --allow-env",
     );
   }
+  if (!options.global && key?.split(".")[0] === TRUSTED_FOLDERS_KEY && action !== "get") {
+    // A project file could otherwise extend trust to other folders; the loader ignores it too.
+    throw new UsageError(
+      `Cannot ${action} "${TRUSTED_FOLDERS_KEY}" in ${file}: it is only read from the global config: use replio trust, or --global`,
+    );
+  }
   switch (action) {
-    case "get":
+    case "get": {
       if (value !== undefined) throw usage(`"get" takes one key, got also "${value}"`);
-      return await printConfig(
-        options.global ? await globalOnly(file) : await loadConfig({ worktree }),
-        key,
-        options.showOrigin ?? false,
-      );
+      if (options.global) {
+        return await printConfig(await globalOnly(file), key, options.showOrigin ?? false);
+      }
+      const config = await loadConfig({ worktree, trust: options.trust });
+      const notice = formatTrustNotice(config.trust);
+      if (notice) await writeErr(notice + "\n");
+      return await printConfig(config, key, options.showOrigin ?? false);
+    }
     case "set": {
       if (key === undefined || value === undefined) throw usage(`"set" needs a key and a value`);
       await setConfigValue(file, key, await parseCliValue(key, value, file));
+      if (!options.global) await warnIfUntrusted(worktree, file, options.trust);
       return EXIT.ok;
     }
     case "unset": {
@@ -62,6 +76,19 @@ export async function runConfigCommand(
     default:
       throw usage(`unknown action "${action}"`);
   }
+}
+
+/** A local value written in an untrusted folder does not load: say so, or it looks ignored. */
+async function warnIfUntrusted(
+  worktree: string,
+  file: string,
+  trust: boolean | undefined,
+): Promise<void> {
+  if (trust || (await loadConfig({ worktree })).trust.trusted) return;
+  await writeErr(
+    `replio: wrote ${file}, but this folder is not trusted, so that file is not loaded: ` +
+      `run "replio trust" to load it\n`,
+  );
 }
 
 function usage(problem: string): UsageError {
@@ -88,6 +115,17 @@ async function printConfig(
     showOrigin ? `${s.file ? `${s.origin}:${s.file}` : s.origin}\t` : "";
   if (name === undefined) {
     const lines = entries.map(([k, s]) => `${originOf(s)}${k} = ${JSON.stringify(s.value)}\n`);
+    const trust = source instanceof Map ? null : source.trust;
+    const ignored = trust?.ignored;
+    if (showOrigin && ignored?.configFile) {
+      const why = trust!.trusted ? "global config only" : "untrusted folder";
+      // What the local file would set, so `--show-origin` explains a value that did not apply.
+      lines.push(
+        ...Object.entries(ignored.values).map(([k, v]) =>
+          `ignored (${why}):${ignored.configFile}\t${k} = ${JSON.stringify(v)}\n`
+        ),
+      );
+    }
     await writeOut(lines.join(""));
     return EXIT.ok;
   }

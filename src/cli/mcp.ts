@@ -13,6 +13,8 @@ export interface McpCommandOptions {
   no?: boolean;
   mode?: string;
   path?: string;
+  /** `--trust`: load the worktree's own settings for this invocation. */
+  trust?: boolean;
 }
 
 /** Serves until the client closes stdin; exit 0. */

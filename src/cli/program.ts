@@ -14,6 +14,7 @@ Examples:
   replio tool file_read '{"path":"README.md"}'
   replio tools --mode plan                 what the plan mode allows
   replio config set tool_permission.bash allow
+  replio trust                             load this folder's .replio/ settings from now on
   replio sessions list
 
 Exit codes: 0 ok, 1 the turn or tool failed, 2 usage or configuration error,
@@ -38,6 +39,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .option("--model <model>", "model name")
     .option("--base-url <url>", "OpenAI-compatible endpoint URL")
     .option("--session <id>", "continue or create this session")
+    .option("--trust", "load this folder's .replio/ settings for this run (see replio trust)")
     .addHelpText("after", EXAMPLES)
     .exitOverride()
     // Subcommands repeat --mode and --path; without this the root would take them.
@@ -62,6 +64,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .option("--session <id>", "continue or create this session")
     .option("--mode <mode>", "mode for this turn")
     .option("--path <dir>", "worktree (default: the current directory)")
+    .option("--trust", "load this folder's .replio/ settings for this run (see replio trust)")
     .option("--max-rounds <n>", "end the turn after N model rounds", parsePositiveInt)
     .option("--park", "stop at the first ask-gated call and wait for replio approve (exit 4)")
     .option("--resume <id>", "continue this session's parked turn after approve or deny")
@@ -80,6 +83,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .option("--json", "print {tool, output, is_error, decision, permissions} as JSON")
     .option("--mode <mode>", "mode to resolve the policy under")
     .option("--path <dir>", "worktree (default: the current directory)")
+    .option("--trust", "load this folder's .replio/ settings for this run (see replio trust)")
     .addHelpText(
       "after",
       `\nExamples:\n  replio tool file_read '{"path":"README.md","limit":20}'\n  replio tool run_command '{"command":"ls"}' --yes`,
@@ -95,6 +99,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .option("--json", "print JSON")
     .option("--mode <mode>", "mode to resolve the policy under")
     .option("--path <dir>", "worktree (default: the current directory)")
+    .option("--trust", "load this folder's .replio/ settings for this run (see replio trust)")
     .exitOverride()
     .action(async (options) => {
       const { listTools } = await import("./tools.ts");
@@ -107,6 +112,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .option("--no", "deny ask-gated calls (the default)")
     .option("--mode <mode>", "mode to resolve the policy under")
     .option("--path <dir>", "worktree (default: the current directory)")
+    .option("--trust", "load this folder's .replio/ settings for this run (see replio trust)")
     .exitOverride()
     .action(async (options) => {
       const { runMcpServer } = await import("./mcp.ts");
@@ -121,6 +127,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .option("--no", "deny ask-gated tools (the default)")
     .option("--mode <mode>", "mode for tools and turns that name none")
     .option("--path <dir>", "worktree (default: the current directory)")
+    .option("--trust", "load this folder's .replio/ settings for this run (see replio trust)")
     .option("--model <model>", "model name")
     .option("--base-url <url>", "OpenAI-compatible endpoint URL")
     .exitOverride()
@@ -133,6 +140,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .description("list agent types for delegate (built-in, config, .replio/agents/*.md)")
     .option("--json", "print JSON")
     .option("--path <dir>", "worktree (default: the current directory)")
+    .option("--trust", "load this folder's .replio/ settings for this run (see replio trust)")
     .exitOverride()
     .action(async (options) => {
       const { listAgents } = await import("./agents.ts");
@@ -147,6 +155,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .option("--global", "use the global file (~/.config/replio/config.yaml)")
     .option("--show-origin", "show where each value comes from")
     .option("--path <dir>", "worktree (default: the current directory)")
+    .option("--trust", "load this folder's .replio/ settings for this run (see replio trust)")
     .exitOverride()
     .action(async (action: string, key: string | undefined, value: string | undefined, options) => {
       const { runConfigCommand } = await import("./config.ts");
@@ -209,6 +218,33 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .action(async (session: string, options) => {
       const { runReplay } = await import("./replay.ts");
       setExitCode(await runReplay(session, options));
+    });
+
+  program.command("trust")
+    .description(
+      "trust a folder: its .replio/ settings, agents and plugins load (docs/security.md)",
+    )
+    .argument("[path]", "folder to trust, with everything beneath it (default: the current one)")
+    .option("--list", "list the trusted folders")
+    .option("--remove <path>", "stop trusting a folder")
+    .addHelpText(
+      "after",
+      `
+A folder's .replio/config.yaml, .replio/agents/ and .replio/plugins/ are the repository's,
+not yours: until you trust the folder only tools.deny and stricter tool_permission actions
+from them apply. Trusted folders are kept in trusted_folders of the global config.
+
+Examples:
+  replio trust                   trust the current worktree
+  replio trust ~/src             trust every folder under ~/src
+  replio trust --list
+  replio trust --remove ~/src
+  replio run --trust "..."       trust for one invocation only`,
+    )
+    .exitOverride()
+    .action(async (path: string | undefined, options) => {
+      const { runTrustCommand } = await import("./trust.ts");
+      setExitCode(await runTrustCommand(path, options));
     });
 
   const sessions = program.command("sessions")

@@ -6,8 +6,8 @@
  */
 import { loadConfig } from "../config/mod.ts";
 import { createProvider } from "../providers/mod.ts";
-import { startRepl } from "../repl/mod.ts";
-import { wantsColor } from "../ui/styles.ts";
+import { askFolderTrust, startRepl } from "../repl/mod.ts";
+import { createStyles, wantsColor } from "../ui/styles.ts";
 import { fileWriter } from "../ui/writer.ts";
 import { VERSION } from "../version.ts";
 import { runConfigCommand } from "./config.ts";
@@ -21,13 +21,29 @@ export interface ReplOptions {
   model?: string;
   baseUrl?: string;
   session?: string;
+  /** `--trust`: load the worktree's own settings for this invocation. */
+  trust?: boolean;
 }
 
 /** Runs the REPL; exit 0 when the person quits. */
 export async function runRepl(options: ReplOptions): Promise<number> {
-  const ws = await openWorkspace(options);
   // Escape codes only when both ends are a terminal: piped input reads as plain lines.
   const isTerminal = Deno.stdin.isTerminal() && Deno.stdout.isTerminal();
+  const color = isTerminal && wantsColor(Deno.stdout);
+  const ws = await openWorkspace({
+    ...options,
+    // Piped input is messages, not answers: then the notice goes to stderr as headless.
+    askTrust: isTerminal
+      ? (trust) =>
+        askFolderTrust(trust, {
+          out: fileWriter(Deno.stdout),
+          styles: createStyles(color),
+          readLine: readTerminalLine,
+        })
+      : undefined,
+  });
+  // Reloading keeps this session's trust decision (--trust or "once" included).
+  const trust = ws.config.trust.trusted;
   return await startRepl({
     version: VERSION,
     worktree: ws.worktree,
@@ -37,13 +53,23 @@ export async function runRepl(options: ReplOptions): Promise<number> {
     sessionId: options.session,
     connect: (config, model) => createProvider(config, model ? { model } : {}),
     createAgent: (config, parts) => createRootAgent({ ...ws, config }, parts),
-    loadConfig: () => loadConfig({ worktree: ws.worktree, flags: configFlags(options) }),
+    loadConfig: () => loadConfig({ worktree: ws.worktree, flags: configFlags(options), trust }),
     runConfig: (action, key, value, global) =>
-      runConfigCommand(action, key, value, { global, path: ws.worktree }),
+      runConfigCommand(action, key, value, { global, path: ws.worktree, trust }),
   }, {
     isTerminal,
-    color: isTerminal && wantsColor(Deno.stdout),
+    color,
     out: fileWriter(Deno.stdout),
     width: () => isTerminal ? Deno.consoleSize().columns : 0,
   });
+}
+
+/**
+ * One line from the terminal before the line editor exists: the terminal is still in line
+ * mode, so one read returns the line as typed, echoed and edited by the terminal itself.
+ */
+async function readTerminalLine(): Promise<string | null> {
+  const buffer = new Uint8Array(1024);
+  const read = await Deno.stdin.read(buffer);
+  return read === null ? null : new TextDecoder().decode(buffer.subarray(0, read));
 }

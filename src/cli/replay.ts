@@ -26,6 +26,7 @@ import type { ConfirmAnswer, ConfirmRequest, Decision, Sink, TurnEvent } from ".
 import { createStyles, wantsColor } from "../ui/styles.ts";
 import { TerminalSink } from "../ui/terminal.ts";
 import { fileWriter } from "../ui/writer.ts";
+import { loadConfig } from "../config/mod.ts";
 import { EXIT } from "./errors.ts";
 import { resolveWorktree } from "./resolve_worktree.ts";
 import { resolveSessionFile } from "./session_files.ts";
@@ -90,10 +91,12 @@ export async function runReplay(target: string, options: ReplayOptions): Promise
   const file = await resolveSessionFile(worktree, target);
   const recording = await readRecording(file);
   const runDir = options.here ? worktree : await scratchCopy(worktree);
+  // The scratch copy is trusted exactly when the worktree it copies is.
+  const trusted = (await loadConfig({ worktree })).trust.trusted;
   try {
-    const { report, records } = await replay(recording, runDir, options);
+    const { report, records } = await replay(recording, runDir, { ...options, trust: trusted });
     report.worktree = worktree;
-    if (options.update) await rewriteSession(file, recording.header, records, runDir);
+    if (options.update) await rewriteSession(file, recording.header, records, runDir, trusted);
     if (!options.show) {
       const out = options.json ? JSON.stringify(report) + "\n" : formatReplayReport(report);
       await Deno.stdout.write(new TextEncoder().encode(out));
@@ -161,9 +164,9 @@ class ReplaySink implements Sink {
 async function replay(
   recording: Recording,
   runDir: string,
-  options: ReplayOptions,
+  options: ReplayOptions & { trust: boolean },
 ): Promise<{ report: ReplayReport; records: NewRecord[] }> {
-  const ws = await openWorkspace({ path: runDir, mode: options.mode });
+  const ws = await openWorkspace({ path: runDir, mode: options.mode, trust: options.trust });
   const policy = new ToolPolicy({
     config: ws.config,
     worktree: ws.worktree,
@@ -375,8 +378,9 @@ async function rewriteSession(
   header: SessionHeader,
   records: NewRecord[],
   runDir: string,
+  trust: boolean,
 ): Promise<void> {
-  const { config } = await openWorkspace({ path: runDir });
+  const { config } = await openWorkspace({ path: runDir, trust });
   const rules = writeRulesFromConfig(config);
   const ts = new Date().toISOString();
   const lines = [

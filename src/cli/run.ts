@@ -34,6 +34,8 @@ export interface RunOptions {
   park?: boolean;
   /** Continue this session's parked turn. */
   resume?: string;
+  /** `--trust`: load the worktree's own settings for this invocation. */
+  trust?: boolean;
 }
 
 /** Exit code per turn status (DESIGN.md §4). */

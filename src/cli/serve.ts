@@ -22,6 +22,8 @@ export interface ServeCommandOptions {
   path?: string;
   model?: string;
   baseUrl?: string;
+  /** `--trust`: load the worktree's own settings for this invocation. */
+  trust?: boolean;
 }
 
 /** The variable holding the bearer token; required to bind anything but loopback. */

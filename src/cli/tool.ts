@@ -14,6 +14,8 @@ export interface ToolCommandOptions {
   json?: boolean;
   mode?: string;
   path?: string;
+  /** `--trust`: load the worktree's own settings for this invocation. */
+  trust?: boolean;
 }
 
 /** Runs the tool; exit 0 ok, 1 tool error, 2 bad JSON, 3 denied or declined. */

@@ -12,6 +12,8 @@ export interface ToolsCommandOptions {
   json?: boolean;
   mode?: string;
   path?: string;
+  /** `--trust`: load the worktree's own settings for this invocation. */
+  trust?: boolean;
 }
 
 /** What `replio tools --json` prints and `GET /v1/tools` returns. */
@@ -57,7 +59,7 @@ export function toolListing(
 
 /** Prints the listing; exit 0. */
 export async function listTools(options: ToolsCommandOptions): Promise<number> {
-  const ws = await openWorkspace({ path: options.path, mode: options.mode });
+  const ws = await openWorkspace({ path: options.path, mode: options.mode, trust: options.trust });
   const listing = toolListing(ws);
   const { tools: rows, hidden } = listing;
   let text: string;

@@ -3,12 +3,22 @@
  * policy for a mode.
  * @module
  */
-import { type Config, type ConfigKey, configPaths, loadConfig } from "../config/mod.ts";
+import {
+  addTrustedFolder,
+  type Config,
+  type ConfigKey,
+  configPaths,
+  type FolderTrust,
+  formatTrustNotice,
+  loadConfig,
+  type TrustAnswer,
+} from "../config/mod.ts";
 import { type AgentType, CORE_PLUGIN, loadAgentTypes } from "../agents/mod.ts";
 import { startMcpServers } from "../mcp/mod.ts";
 import { createRegistry, loadUserPlugins } from "../plugins/mod.ts";
 import { type HeadlessAnswer, ToolPolicy, type ToolRegistry } from "../tools/mod.ts";
 import { VERSION } from "../version.ts";
+import { UsageError } from "./errors.ts";
 import { resolveWorktree } from "./resolve_worktree.ts";
 
 /** The loaded state a subcommand works on. */
@@ -32,6 +42,13 @@ export interface WorkspaceOptions {
   headless?:
     | { yes?: boolean | undefined; no?: boolean | undefined; park?: boolean | undefined }
     | undefined;
+  /** `--trust`: load the worktree's own settings for this invocation. */
+  trust?: boolean | undefined;
+  /**
+   * Asks the person whether to trust a worktree whose own settings were left out (the REPL);
+   * without it the one-line notice goes to stderr, as headless commands never ask.
+   */
+  askTrust?: ((trust: FolderTrust) => Promise<TrustAnswer>) | undefined;
 }
 
 /** The config values the command line sets (`--model`, `--base-url`), as origin `flag`. */
@@ -51,23 +68,19 @@ function headlessAnswer(flags: NonNullable<WorkspaceOptions["headless"]>): Headl
   return flags.yes && !flags.no ? "yes" : "no";
 }
 
-/** Resolves the worktree, loads config and builds registry and policy. */
+/**
+ * Resolves the worktree, loads config (deciding folder trust before any plugin, MCP server or
+ * agent file of the worktree could load) and builds registry and policy.
+ */
 export async function openWorkspace(options: WorkspaceOptions): Promise<Workspace> {
   const worktree = await resolveWorktree(options.path);
-  const paths = options.configFile === undefined
-    ? undefined
-    : { ...configPaths(worktree), local: options.configFile };
-  const config = await loadConfig({
-    worktree,
-    flags: configFlags(options),
-    ...(paths ? { paths } : {}),
-  });
+  const config = await loadTrustedConfig(worktree, options);
   const userPlugins = await loadUserPlugins(config.get("plugins"), worktree);
   const mcpPlugins = await startMcpServers(config.get("mcp_servers"), {
     worktree,
     version: VERSION,
     config,
-    warn: (message) => Deno.stderr.writeSync(new TextEncoder().encode(`replio: ${message}\n`)),
+    warn: (message) => warn(`replio: ${message}`),
   });
   const registry = createRegistry([CORE_PLUGIN, ...userPlugins, ...mcpPlugins]);
   const policy = new ToolPolicy({
@@ -78,4 +91,38 @@ export async function openWorkspace(options: WorkspaceOptions): Promise<Workspac
   });
   const agentTypes = await loadAgentTypes(worktree, config);
   return { worktree, config, registry, policy, agentTypes };
+}
+
+/** The config with folder trust settled: by flag or trusted_folders, by the person, or not. */
+async function loadTrustedConfig(worktree: string, options: WorkspaceOptions): Promise<Config> {
+  const flags = configFlags(options);
+  if (options.configFile !== undefined) {
+    // A file the user named on the command line is theirs: trusted like the flags.
+    const paths = { ...configPaths(worktree), local: options.configFile };
+    return await loadConfig({ worktree, flags, paths, trust: true });
+  }
+  const config = await loadConfig({ worktree, flags, trust: options.trust });
+  const { trust } = config;
+  if (trust.trusted || trust.ignored === null || !options.askTrust) {
+    const notice = formatTrustNotice(trust);
+    if (notice) warn(notice);
+    return config;
+  }
+  const answer = await options.askTrust(trust);
+  if (answer === "no") return config;
+  if (answer === "always") {
+    const file = configPaths(worktree).global;
+    if (file === null) {
+      throw new UsageError(
+        "Cannot trust this folder: neither XDG_CONFIG_HOME nor HOME can be read, so there is no global config: run replio with --allow-env",
+      );
+    }
+    await addTrustedFolder(file, worktree);
+  }
+  // "always" reloads as the next start will, trusted by the entry just written.
+  return await loadConfig({ worktree, flags, trust: answer === "once" || options.trust });
+}
+
+function warn(line: string): void {
+  Deno.stderr.writeSync(new TextEncoder().encode(`${line}\n`));
 }

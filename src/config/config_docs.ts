@@ -33,6 +33,11 @@ replio config set tools.deny '[web_fetch, web_search]' --global
 replio config unset max_rounds
 \`\`\`
 
+The local file, \`.replio/agents/\` and \`.replio/plugins/\` load only in a trusted folder (one
+listed in \`trusted_folders\` of the global file, or with \`--trust\`); elsewhere only
+\`tools.deny\` and stricter \`tool_permission\` actions apply from them: see security.md,
+"Folder trust", and \`replio trust\`.
+
 Values given to \`config set\` are read as YAML (\`true\`, \`3\`, \`[a, b]\`, \`{"x": 1}\`); a
 string key keeps the text as typed. \`set\` keeps the file's comments and other keys, and
 checks the whole file before writing it.

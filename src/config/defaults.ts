@@ -341,6 +341,13 @@ export const CONFIG_KEYS = {
     "MCP servers started over stdio; their tools become `mcp__<server>__<tool>` (docs/mcp.md)",
     { mergesPerEntry: true },
   ),
+
+  // Trust
+  trusted_folders: key(
+    STRINGS,
+    [],
+    "Absolute folders (and everything beneath) whose .replio/ settings load; global config only, set with `replio trust`",
+  ),
 } as const;
 
 /** A dotted configuration key. */

@@ -1,12 +1,20 @@
 /**
  * Reads the global and local YAML files, validates them against the defaults table and merges
- * defaults < global < local < flags (DESIGN.md §3).
+ * defaults < global < local < flags (DESIGN.md §3). Folder trust is decided here, once: the
+ * local file of an untrusted worktree is not merged, so nothing after this sees its settings.
  * @module
  */
 import { join } from "node:path";
-import { Config, ConfigError, type Setting } from "./config.ts";
+import { Config, ConfigError, type FolderTrust, type Setting } from "./config.ts";
 import { CONFIG_KEYS, type ConfigKey } from "./defaults.ts";
 import { describeSchema } from "./describe_schema.ts";
+import {
+  findTrustingEntry,
+  projectFolders,
+  tighteningValues,
+  TRUSTED_FOLDERS_KEY,
+  worktreeRelativePlugins,
+} from "./trust.ts";
 
 /** Where the configuration files live. */
 export interface ConfigPaths {
@@ -38,6 +46,8 @@ export interface LoadOptions {
   flags?: Partial<Record<ConfigKey, unknown>>;
   /** Override the file locations (tests). */
   paths?: ConfigPaths;
+  /** `--trust`: load the worktree's own settings for this run, listed in trusted_folders or not. */
+  trust?: boolean | undefined;
 }
 
 /**
@@ -49,11 +59,13 @@ export async function loadConfig(options: LoadOptions): Promise<Config> {
   const settings = new Map<string, Setting>(
     Config.defaults().entries().map(([k, s]) => [k, s]),
   );
-  for (const [origin, file] of [["global", paths.global], ["local", paths.local]] as const) {
-    if (file === null) continue;
-    const values = await readConfigFile(file);
-    mergeInto(settings, values, { origin, file });
+  if (paths.global !== null) {
+    mergeInto(settings, await readConfigFile(paths.global), {
+      origin: "global",
+      file: paths.global,
+    });
   }
+  const trust = await mergeProjectFile(settings, paths.local, options);
   if (options.flags) {
     const flags = Object.fromEntries(
       Object.entries(options.flags).filter(([, v]) => v !== undefined),
@@ -61,7 +73,77 @@ export async function loadConfig(options: LoadOptions): Promise<Config> {
     for (const [k, v] of Object.entries(flags)) await validateValue(k, v, "the command line");
     mergeInto(settings, flags, { origin: "flag" });
   }
-  return new Config(settings);
+  return new Config(settings, trust);
+}
+
+/**
+ * Merges the worktree's config file when the folder is trusted; otherwise only its values
+ * that tighten the policy. Returns the trust decision with what was left out.
+ */
+async function mergeProjectFile(
+  settings: Map<string, Setting>,
+  file: string,
+  options: LoadOptions,
+): Promise<FolderTrust> {
+  const { worktree } = options;
+  const entries = settings.get(TRUSTED_FOLDERS_KEY)!.value as string[];
+  const by = options.trust ? "--trust" : await findTrustingEntry(worktree, entries);
+  const source = { origin: "local", file } as const;
+  if (by !== null) {
+    const values = await readConfigFile(file);
+    // Trust is the user's to give: a project config cannot extend it to other folders.
+    const { [TRUSTED_FOLDERS_KEY]: refused, ...rest } = values;
+    mergeInto(settings, rest, source);
+    const ignored = refused === undefined ? null : {
+      configFile: file,
+      values: { [TRUSTED_FOLDERS_KEY]: refused },
+      kept: [],
+      invalid: null,
+      agentFiles: [],
+      pluginsFolder: false,
+      worktreePlugins: [],
+    };
+    return { worktree, trusted: true, by, ignored };
+  }
+  let values: Record<string, unknown> = {};
+  let invalid: string | null = null;
+  try {
+    // An untrusted file is never loaded, so its mistakes must not stop replio either.
+    values = await readConfigFile(file);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    invalid = error.message.replace(/^Cannot load [^:]*: /, "");
+  }
+  const kept = tighteningValues(settings, values);
+  mergeInto(settings, kept, source);
+  const plugins = settings.get("plugins")!.value as string[];
+  const worktreePlugins = worktreeRelativePlugins(plugins);
+  if (worktreePlugins.length) {
+    settings.set("plugins", {
+      ...settings.get("plugins")!,
+      value: plugins.filter((p) => !worktreePlugins.includes(p)),
+    });
+  }
+  const folders = await projectFolders(worktree);
+  const leftOut = Object.fromEntries(Object.entries(values).filter(([k]) => !(k in kept)));
+  const leftOutFile = Object.keys(leftOut).length > 0 || invalid !== null;
+  const hasProject = leftOutFile || folders.agentFiles.length > 0 || folders.pluginsFolder ||
+    worktreePlugins.length > 0;
+  return {
+    worktree,
+    trusted: false,
+    by: null,
+    ignored: hasProject
+      ? {
+        configFile: leftOutFile ? file : null,
+        values: leftOut,
+        kept: Object.keys(kept),
+        invalid,
+        ...folders,
+        worktreePlugins,
+      }
+      : null,
+  };
 }
 
 function mergeInto(

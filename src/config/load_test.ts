@@ -17,7 +17,7 @@ async function configFiles(texts: { global?: string; local?: string }) {
   return {
     paths,
     load: (flags: Partial<Record<ConfigKey, unknown>> = {}) =>
-      loadConfig({ worktree: join(dir, "wt"), paths, flags }),
+      loadConfig({ worktree: join(dir, "wt"), paths, flags, trust: true }),
     async [Symbol.asyncDispose]() {
       await Deno.remove(dir, { recursive: true });
     },

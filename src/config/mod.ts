@@ -2,7 +2,14 @@
  * Configuration: the defaults table, loading and merging with origins, validation.
  * @module
  */
-export { Config, ConfigError, type Setting } from "./config.ts";
+export {
+  Config,
+  ConfigError,
+  type FolderTrust,
+  type IgnoredProject,
+  type Setting,
+  type TrustAnswer,
+} from "./config.ts";
 export {
   AGENT_SCHEMA,
   CONFIG_KEYS,
@@ -32,3 +39,5 @@ export {
   validateValue,
   valueProblem,
 } from "./load.ts";
+export { describeProjectSettings, formatTrustNotice, TRUSTED_FOLDERS_KEY } from "./trust.ts";
+export { addTrustedFolder, readTrustedFolders, removeTrustedFolder } from "./trusted_folders.ts";

@@ -5,3 +5,4 @@
 export { type ReplHost, type ReplTerminal, startRepl } from "./repl.ts";
 export { COMMANDS } from "./commands.ts";
 export type { ReplContext, SlashCommand } from "./context.ts";
+export { askFolderTrust } from "./trust_prompt.ts";

@@ -3,7 +3,7 @@
  * path is judged (DESIGN.md §3), so a link inside the worktree cannot smuggle a write outside.
  * @module
  */
-import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 
 /**
  * Resolves `path` as the tools see it: `~` is the home directory, relative paths are under the
@@ -45,16 +45,5 @@ async function realpathOfLongestPrefix(absolute: string): Promise<string> {
   }
 }
 
-/**
- * Whether `path` (already resolved) is the worktree or inside it.
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * assert.equal(isInside("/w/a/b", "/w"), true);
- * assert.equal(isInside("/wx", "/w"), false);
- * ```
- */
-export function isInside(path: string, worktree: string): boolean {
-  const rel = relative(worktree, path);
-  return rel === "" || (!rel.startsWith(".." + sep) && rel !== ".." && !isAbsolute(rel));
-}
+/** Whether `path` (already resolved) is the worktree or inside it. */
+export { isInside } from "../fs/is_inside.ts";

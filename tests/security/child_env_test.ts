@@ -55,8 +55,9 @@ function assertScrubbed(seen: string, what: string): void {
   assert.match(seen, /^DEPLOY_TOKEN=deploy-token-value$/m, `${what} gets shell_env.keep names`);
 }
 
+/** Runs replio trusting the worktree: its config (api_key_env, shell_env.keep) is the setup. */
 async function replioIn(cwd: string, ...args: string[]): Promise<string> {
-  const run = await runReplio(args, { cwd, env: ENV });
+  const run = await runReplio([...args, "--trust"], { cwd, env: ENV });
   assert.equal(run.code, 0, run.stderr);
   return run.stdout;
 }

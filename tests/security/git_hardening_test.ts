@@ -287,10 +287,19 @@ Deno.test("git_commit skips the repository's hooks unless git.run_hooks is set",
   assert.equal(committed.is_error, false, committed.output);
   assert.deepEqual(await t.ran(), []);
 
-  // Opted in, the hooks run.
+  // The repository cannot opt itself in: its config is not loaded until the folder is trusted.
   await repo.write(".replio/config.yaml", "git:\n  run_hooks: true\n");
   await repo.write("a.txt", "three\n");
-  const opted = await replioTool(repo.path, "git_commit", { message: "3", all: true }, ["--yes"]);
+  const self = await replioTool(repo.path, "git_commit", { message: "3", all: true }, ["--yes"]);
+  assert.equal(self.is_error, false, self.output);
+  assert.deepEqual(await t.ran(), []);
+
+  // Opted in by the user (a trusted folder), the hooks run.
+  await repo.write("a.txt", "four\n");
+  const opted = await replioTool(repo.path, "git_commit", { message: "4", all: true }, [
+    "--yes",
+    "--trust",
+  ]);
   assert.equal(opted.is_error, false, opted.output);
   assert.ok((await t.ran()).some((line) => line.startsWith("pre-commit")), "git.run_hooks: true");
 });

@@ -64,7 +64,8 @@ export class RecordingSink extends CollectingSink {
 
 /**
  * A validated config: defaults with `values` over them as flags; no file is read (the local
- * file of `worktree` is, when given).
+ * file of `worktree` is, when given, trusted as with `--trust`: these tests exercise what the
+ * settings do; tests/security/trust_test.ts covers when they load).
  */
 export async function configWith(
   values: Partial<Record<ConfigKey, unknown>> = {},
@@ -74,6 +75,7 @@ export async function configWith(
     worktree,
     paths: { global: null, local: join(worktree, ".replio", "config.yaml") },
     flags: values,
+    trust: true,
   });
 }
 
