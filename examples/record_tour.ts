@@ -1,7 +1,8 @@
 /**
  * Re-records examples/sessions/tour.jsonl: a real `replio run` session over a copy of
  * examples/tour/, driven by the scripted mock model of the tests (read, grep, glob, list, an
- * edit, and a shell command the headless run is not allowed to run). `deno task demo` replays it.
+ * edit, a shell command the headless run is not allowed to run, and one parked for approval,
+ * approved and resumed). `deno task demo` replays it.
  *
  * Run: `deno run -A examples/record_tour.ts` after changing the tour or the script below.
  * @module
@@ -42,32 +43,37 @@ await using mock = startMockModel([
     text: "`greet()` now takes a name (default `world`). I could not run the program: shell " +
       "commands need your approval, and this run had none.",
   },
+  { toolCalls: [{ name: "run_command", arguments: { command: "wc -l src/greet.ts" } }] },
+  { text: "`src/greet.ts` has 4 lines." },
 ]);
-const run = async (prompt: string) => {
+const replio = async (args: string[], expected = 0) => {
   const { code, stderr } = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--no-prompt",
-      "-A",
-      MAIN,
-      "run",
-      "--base-url",
-      mock.baseUrl,
-      "--model",
-      "tour-model",
-      "--session",
-      SESSION,
-      prompt,
-    ],
+    args: ["run", "--no-prompt", "-A", MAIN, ...args],
     cwd: work,
     env: { NO_COLOR: "1", XDG_CONFIG_HOME: join(work, ".xdg") },
     stdout: "null",
     stderr: "piped",
   }).output();
-  if (code !== 0) throw new Error(`replio run failed: ${new TextDecoder().decode(stderr)}`);
+  if (code !== expected) {
+    throw new Error(`replio ${args[0]} exited ${code}: ${new TextDecoder().decode(stderr)}`);
+  }
 };
-await run("Show me around this project.");
-await run("Make greet take a name, then run the program.");
+const model = ["--base-url", mock.baseUrl, "--model", "tour-model"];
+await replio(["run", ...model, "--session", SESSION, "Show me around this project."]);
+await replio([
+  "run",
+  ...model,
+  "--session",
+  SESSION,
+  "Make greet take a name, then run the program.",
+]);
+// A parked approval: the run stops at the command (exit 4), a person approves, the turn resumes.
+await replio(
+  ["run", ...model, "--session", SESSION, "--park", "Count the lines of src/greet.ts."],
+  4,
+);
+await replio(["approve", SESSION]);
+await replio(["run", ...model, "--resume", SESSION]);
 await Deno.copyFile(
   join(work, ".replio", "sessions", `${SESSION}.jsonl`),
   join(here, "sessions", `${SESSION}.jsonl`),

@@ -32,7 +32,7 @@ Deno.test("the shipped tour replays with every result matching, and the tour is 
     cwd: EXAMPLES,
   });
   assert.equal(ran.code, 0, ran.stdout + ran.stderr);
-  assert.match(ran.stdout, /^replay of tour: 2 turns, 6 calls$/m);
+  assert.match(ran.stdout, /^replay of tour: 4 turns, 7 calls$/m);
   assert.match(ran.stdout, /^ok {3}call_mock_5 file_edit$/m);
   assert.match(ran.stdout, /every result matches the recording/);
   // The edit ran in a scratch copy.

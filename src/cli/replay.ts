@@ -7,7 +7,7 @@
  * @module
  */
 import { join } from "node:path";
-import { Agent } from "../engine/mod.ts";
+import { Agent, RESUMED_PROMPT, type ResumeState } from "../engine/mod.ts";
 import type { TurnLog } from "../engine/turn_log.ts";
 import type { ChatMessage } from "../providers/types.ts";
 import { type RecordedReply, ReplayProvider } from "../providers/replay.ts";
@@ -43,10 +43,12 @@ export interface ReplayOptions {
   path?: string;
 }
 
-/** One recorded user turn: its prompt and the model's replies in order. */
+/** One recorded turn: its prompt, the model's replies in order, and how it was run. */
 interface RecordedTurn {
   prompt: string;
   replies: RecordedReply[];
+  /** How a headless turn answered ask-gated calls (`--yes`, denied, or `--park`). */
+  headless: HeadlessAnswer | undefined;
 }
 
 /** What a session file holds for a replay. */
@@ -57,9 +59,12 @@ interface Recording {
   results: Map<string, { name: string; content: string }>;
   /** The recorded decision per call id, for calls that reached the policy. */
   decisions: Map<string, Decision>;
-  /** How a headless recording answered ask-gated calls (`--yes` or not); none for the REPL. */
-  headless: HeadlessAnswer | undefined;
+  /** What `replio approve` / `replio deny` recorded for parked calls, by call id. */
+  approvals: Map<string, ApprovalRecord>;
 }
+
+/** A parked call's answer as the session records it. */
+type ApprovalRecord = Extract<SessionRecord, { type: "approval" }>;
 
 /** How one call compared. */
 export interface CallComparison {
@@ -116,10 +121,14 @@ class MemoryLog implements TurnLog {
     this.id = id;
   }
   get messageCount(): number {
-    return this.records.filter((r) => r.type === "message").length;
+    return this.messages.length;
+  }
+  /** The messages so far, as the next turn's agent starts from them. */
+  get messages(): ChatMessage[] {
+    return this.records.flatMap((r) => r.type === "message" ? [r.message] : []);
   }
   history(): ChatMessage[] {
-    return [];
+    return this.messages;
   }
   append(record: NewRecord): void {
     this.records.push({ ts: new Date().toISOString(), ...record });
@@ -167,29 +176,35 @@ async function replay(
   options: ReplayOptions & { trust: boolean },
 ): Promise<{ report: ReplayReport; records: NewRecord[] }> {
   const ws = await openWorkspace({ path: runDir, mode: options.mode, trust: options.trust });
-  const policy = new ToolPolicy({
-    config: ws.config,
-    worktree: ws.worktree,
-    mode: options.mode,
-    headless: recording.headless,
-  });
   const provider = new ReplayProvider(recording.header.model ?? "recorded");
   const log = new MemoryLog(recording.header.id);
   const inner = options.show ? terminalSink() : null;
   const sink = new ReplaySink(recording.decisions, inner?.sink ?? null);
-  const agent = new Agent({
-    provider,
-    registry: ws.registry,
-    policy,
-    config: ws.config,
-    session: log,
-    sink,
-    maxRounds: Number.MAX_SAFE_INTEGER,
-  });
   for (const turn of recording.turns) {
+    // Each turn answers ask-gated calls as its own run did (a REPL, --yes, denied, --park).
+    const agent = new Agent({
+      provider,
+      registry: ws.registry,
+      policy: new ToolPolicy({
+        config: ws.config,
+        worktree: ws.worktree,
+        mode: options.mode,
+        headless: turn.headless,
+      }),
+      config: ws.config,
+      session: log,
+      sink,
+      maxRounds: Number.MAX_SAFE_INTEGER,
+    });
     provider.load(turn.replies);
-    inner?.begin(turn.prompt);
-    await agent.runTurn(turn.prompt, new AbortController().signal);
+    const signal = new AbortController().signal;
+    if (turn.prompt === RESUMED_PROMPT) {
+      inner?.begin("(replio approve, then run --resume)");
+      await agent.resumeTurn(resumeFromLog(log, recording.approvals), signal);
+    } else {
+      inner?.begin(turn.prompt);
+      await agent.runTurn(turn.prompt, signal);
+    }
     inner?.sink.settle();
   }
   const paths = [recording.header.worktree, runDir, ws.worktree];
@@ -264,6 +279,37 @@ export function normalise(text: string, paths: string[]): string {
     .replace(/\b\d+(?:\.\d+)? ?(?:ms|s)\b/g, "<duration>");
 }
 
+/** A resumed turn replayed: the calls the log's last reply left open, answered as recorded. */
+function resumeFromLog(log: MemoryLog, approvals: Map<string, ApprovalRecord>): ResumeState {
+  const messages = log.messages;
+  const answered = new Set(
+    messages.flatMap((m) => m.role === "tool" ? [m.tool_call_id] : []),
+  );
+  const last = messages.findLast((m) => m.role === "assistant");
+  const calls = last?.role === "assistant" ? last.tool_calls ?? [] : [];
+  const open = calls.filter((call) => !answered.has(call.id));
+  // The answer goes into the replayed log too, so --update keeps it.
+  for (const call of open) {
+    const approval = approvals.get(call.id);
+    if (approval) {
+      const { ts: _ts, ...record } = approval;
+      log.append(record);
+    }
+  }
+  return {
+    calls: open,
+    interrupted: new Set(),
+    answer: ({ id }) => {
+      const approval = approvals.get(id);
+      return approval && {
+        decision: approval.decision,
+        by: approval.decision === "granted" ? "approved with replio approve" : "replio deny",
+        note: approval.reason,
+      };
+    },
+  };
+}
+
 /** A minimal line diff: the common head and tail kept out, the middle shown as -/+. */
 function lineDiff(before: string, after: string): string[] {
   const a = before.split("\n");
@@ -308,6 +354,7 @@ async function readRecording(file: string): Promise<Recording> {
   let header: SessionHeader | null = null;
   const turns: RecordedTurn[] = [];
   const results = new Map<string, { name: string; content: string }>();
+  const approvals = new Map<string, ApprovalRecord>();
   for await (const item of readRecords(file)) {
     if (item.kind !== "record") continue;
     const record: SessionRecord = item.record;
@@ -315,7 +362,16 @@ async function readRecording(file: string): Promise<Recording> {
       const { type: _type, ts: _ts, ...rest } = record;
       header = rest;
     } else if (record.type === "turn_start") {
-      turns.push({ prompt: record.prompt, replies: [] });
+      turns.push({ prompt: record.prompt, replies: [], headless: undefined });
+    } else if (record.type === "permission") {
+      // The invoke pipeline notes how a headless run answered ("…; headless --yes").
+      const turn = turns.at(-1);
+      const answer = /; (headless --yes|headless|parked for approval)$/.exec(record.reason)?.[1];
+      if (turn && answer) {
+        turn.headless = answer === "headless --yes" ? "yes" : answer === "headless" ? "no" : "park";
+      }
+    } else if (record.type === "approval") {
+      approvals.set(record.call_id, record);
     } else if (record.type === "message") {
       const message = record.message;
       if (message.role === "assistant") turns.at(-1)?.replies.push(message);
@@ -330,15 +386,13 @@ async function readRecording(file: string): Promise<Recording> {
     );
   }
   const decisions = new Map<string, Decision>();
-  let headless: HeadlessAnswer | undefined;
   for await (const call of readRecordedCalls(file)) {
-    if (!call.permission) continue;
-    decisions.set(call.id, call.permission.decision);
-    // The invoke pipeline notes a headless answer in the reason ("…; headless --yes").
-    const answer = /; headless( --yes)?$/.exec(call.permission.reason);
-    if (answer) headless = answer[1] ? "yes" : "no";
+    // A parked call's first decision is "parked"; the one after its approval is what it got.
+    if (call.permission && !decisions.has(call.id)) {
+      decisions.set(call.id, call.permission.decision);
+    }
   }
-  return { header, turns, results, decisions, headless };
+  return { header, turns, results, decisions, approvals };
 }
 
 /** Copies the worktree (without replio's sessions and history), keeping modification times. */
