@@ -99,10 +99,20 @@ export async function invokeTool(
   } else if (resolution.action === "deny") {
     decision = "denied";
   } else if (policy.headless) {
-    decision = policy.headless === "yes" ? "granted" : "denied";
+    // A protected path needs a person: --yes is a blanket answer given before the call existed.
+    const granted = policy.headless === "yes" && resolution.protectedPath === undefined;
+    decision = granted ? "granted" : "denied";
     reason = `${reason}; headless${policy.headless === "yes" ? " --yes" : ""}`;
   } else {
-    const answer = await sink.confirm({ tool: call.tool.name, activity, reason });
+    const answer = await sink.confirm({
+      tool: call.tool.name,
+      activity,
+      reason,
+      ...(resolution.path === undefined ? {} : { path: resolution.path }),
+      ...(resolution.protectedPath === undefined
+        ? {}
+        : { protectedPath: resolution.protectedPath }),
+    });
     decision = answer === "yes" ? "granted" : "declined";
     cancelled = answer === "cancel";
   }
@@ -144,6 +154,12 @@ function refusalText(
   if (cancelled) return "Error: cancelled by the user";
   if (decision === "declined") {
     return `Error: the user declined to run ${name}: do not retry it; ask what they want instead or take another approach`;
+  }
+  if (reason.startsWith("protected path") && reason.includes("headless")) {
+    return `Error: ${name} would write a protected path (${
+      reason.split(";")[0]!.slice("protected path ".length)
+    }), which only a person can approve, and this headless run cannot ask: it was denied ` +
+      `even with --yes; continue without it (the operator can make the change in the REPL)`;
   }
   if (reason.includes("headless")) {
     return `Error: ${name} needs confirmation (${
