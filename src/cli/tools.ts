@@ -3,7 +3,13 @@
  * resolves now (config and mode applied), with the reason.
  * @module
  */
-import { type Policy, summarizeTool, type ToolRegistry } from "../tools/mod.ts";
+import {
+  type Policy,
+  summarizeTool,
+  ToolPolicy,
+  type ToolRegistry,
+  unknownToolNames,
+} from "../tools/mod.ts";
 import { openWorkspace } from "./workspace.ts";
 import { EXIT } from "./errors.ts";
 
@@ -29,6 +35,8 @@ export interface ToolListing {
   }[];
   /** Tools a deny hides, with what hid them. */
   hidden: { name: string; reason: string }[];
+  /** tools.allow / tools.deny entries that name no tool, each with the closest one. */
+  warnings: string[];
 }
 
 /** Every registered tool with the action `policy` resolves for it now. */
@@ -52,20 +60,25 @@ export function toolListing(
       short: summarizeTool(tool),
     };
   });
-  return { mode: ws.policy.mode, worktree: ws.worktree, tools, hidden };
+  // A sub-agent's intersected policy has no lists of its own to check.
+  const warnings = ws.policy instanceof ToolPolicy
+    ? unknownToolNames(ws.registry, ws.policy.nameLists)
+    : [];
+  return { mode: ws.policy.mode, worktree: ws.worktree, tools, hidden, warnings };
 }
 
 /** Prints the listing; exit 0. */
 export async function listTools(options: ToolsCommandOptions): Promise<number> {
   const ws = await openWorkspace({ path: options.path, mode: options.mode });
   const listing = toolListing(ws);
-  const { tools: rows, hidden } = listing;
+  const { tools: rows, hidden, warnings } = listing;
   let text: string;
   if (options.json) {
     text = JSON.stringify(listing, null, 2) + "\n";
   } else {
     const width = Math.max(...rows.map((r) => r.name.length), 4);
-    text = `mode: ${ws.policy.mode}  worktree: ${ws.worktree}\n` +
+    text = warnings.map((w) => `warning: ${w}\n`).join("") +
+      `mode: ${ws.policy.mode}  worktree: ${ws.worktree}\n` +
       rows.map((r) =>
         `${r.name.padEnd(width)}  ${r.category.padEnd(8)} ${r.permission.padEnd(8)} ${
           r.action.padEnd(5)

@@ -7,7 +7,12 @@ import { type Config, type ConfigKey, loadConfig } from "../config/mod.ts";
 import { type AgentType, CORE_PLUGIN, loadAgentTypes } from "../agents/mod.ts";
 import { startMcpServers } from "../mcp/mod.ts";
 import { createRegistry, loadUserPlugins } from "../plugins/mod.ts";
-import { type HeadlessAnswer, ToolPolicy, type ToolRegistry } from "../tools/mod.ts";
+import {
+  type HeadlessAnswer,
+  ToolPolicy,
+  type ToolRegistry,
+  unknownToolNames,
+} from "../tools/mod.ts";
 import { VERSION } from "../version.ts";
 import { resolveWorktree } from "./resolve_worktree.ts";
 
@@ -18,6 +23,8 @@ export interface Workspace {
   registry: ToolRegistry;
   policy: ToolPolicy;
   agentTypes: ReadonlyMap<string, AgentType>;
+  /** Start-up warnings for the front-end to show (a tools.deny entry that names no tool). */
+  notices: string[];
 }
 
 /** The command-line options every subcommand shares, as commander parses them. */
@@ -61,5 +68,6 @@ export async function openWorkspace(options: WorkspaceOptions): Promise<Workspac
     headless: options.headless && headlessAnswer(options.headless),
   });
   const agentTypes = await loadAgentTypes(worktree, config);
-  return { worktree, config, registry, policy, agentTypes };
+  const notices = unknownToolNames(registry, policy.nameLists);
+  return { worktree, config, registry, policy, agentTypes, notices };
 }

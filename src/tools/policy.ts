@@ -10,6 +10,7 @@ import { denoDenial } from "./deno_permissions.ts";
 import { globalConfigDirs, protectedPath } from "./protected_path.ts";
 import { absoluteToolPath, isInside, resolveToolPath } from "./resolve_path.ts";
 import type { Action, PermissionKey, Resolution, Tool, ToolArgs } from "./types.ts";
+import type { ToolNameList } from "./unknown_tool_names.ts";
 
 /** The built-in modes; config `modes` may add more or override these. */
 export const BUILTIN_MODES: Readonly<Record<string, ModeSpec>> = {
@@ -102,6 +103,18 @@ export class ToolPolicy implements Policy {
   get modeInstructions(): string {
     if (this.mode === "default") return "";
     return findMode(this.config, this.mode).instructions ?? "";
+  }
+
+  /** The name lists this policy applies, with their source, for `unknownToolNames`. */
+  get nameLists(): ToolNameList[] {
+    const modeTools = this.mode === "default" ? {} : findMode(this.config, this.mode).tools ?? {};
+    const prefix = `modes.${this.mode}.tools`;
+    return [
+      { source: "tools.allow", names: this.config.get("tools.allow") },
+      { source: "tools.deny", names: this.config.get("tools.deny") },
+      { source: `${prefix}.allow`, names: modeTools.allow ?? [] },
+      { source: `${prefix}.deny`, names: modeTools.deny ?? [] },
+    ].filter((list) => list.names.length > 0);
   }
 
   /** The effective tool_permission table (mode merged). */
