@@ -24,7 +24,7 @@ export interface Workspace {
   policy: ToolPolicy;
   agentTypes: ReadonlyMap<string, AgentType>;
   /** Start-up warnings for the front-end to show (a tools.deny entry that names no tool). */
-  notices: string[];
+  notices?: string[];
 }
 
 /** The command-line options every subcommand shares, as commander parses them. */
