@@ -90,7 +90,8 @@ export function formatConfirm(request: ConfirmRequest, options: ActivityOptions)
     text.path = `→ ${showControls(request.path)}${why}`;
   }
   if (request.protectedPath !== undefined) {
-    text.warning = `${showControls(request.protectedPath)} is protected: it steers git or replio, ` +
+    text.warning =
+      `${showControls(request.protectedPath)} is protected: it steers git or replio, ` +
       `so writing it can run commands or lift replio's limits: allow only if you asked for it`;
   }
   return text;
