@@ -463,3 +463,11 @@ Deno.test("repl confirm shows a 200-character command whole, tail included", asy
   await repl.enter("n");
   await repl.waitFor("Not run, then.");
 });
+
+Deno.test("repl warns at start-up about a tools.deny entry that names no tool", async () => {
+  await using env = await setup([]);
+  await env.wt.write(".replio/config.yaml", "tools:\n  deny: [bsh]\n");
+  await using repl = await TmuxRepl.start(env.wt.path, env.args);
+  const screen = await repl.waitFor(`warning: tools.deny lists "bsh", which is no tool or alias`);
+  assert.match(screen, /did you mean\s+"bash" \(run_command\)\? Fix the entry/);
+});

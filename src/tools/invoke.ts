@@ -136,7 +136,10 @@ export async function invokeTool(
 
   if (decision !== "granted") {
     return finish(
-      { output: refusalText(call, decision, reason, cancelled), isError: true },
+      {
+        output: refusalText(call, decision, reason, cancelled, resolution.protectedPath),
+        isError: true,
+      },
       decision,
       cancelled,
     );
@@ -149,16 +152,16 @@ function refusalText(
   decision: Decision,
   reason: string,
   cancelled: boolean,
+  protectedPath: string | undefined,
 ): string {
   const name = call.tool.name;
   if (cancelled) return "Error: cancelled by the user";
   if (decision === "declined") {
     return `Error: the user declined to run ${name}: do not retry it; ask what they want instead or take another approach`;
   }
-  if (reason.startsWith("protected path") && reason.includes("headless")) {
-    return `Error: ${name} would write a protected path (${
-      reason.split(";")[0]!.slice("protected path ".length)
-    }), which only a person can approve, and this headless run cannot ask: it was denied ` +
+  if (protectedPath !== undefined && decision === "denied") {
+    return `Error: ${name} would write a protected path (${protectedPath}), which only a ` +
+      `person can approve, and this headless run cannot ask: it was denied ` +
       `even with --yes; continue without it (the operator can make the change in the REPL)`;
   }
   if (reason.includes("headless")) {

@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { IntersectedPolicy } from "../../src/agents/mod.ts";
 import { Config } from "../../src/config/mod.ts";
 import { createRegistry } from "../../src/plugins/mod.ts";
 import {
@@ -204,4 +205,26 @@ Deno.test("a write into the global config folder is refused headless with --yes"
     env: { XDG_CONFIG_HOME: xdg },
   });
   assert.equal(control.code, 0, control.stdout + control.stderr);
+});
+
+Deno.test("an agent type that allows edits still gets ask for a protected path", async () => {
+  await using wt = await tempWorktree();
+  const registry = createRegistry();
+  const tool = registry.lookup("file_write")!.tool;
+  const parent = new ToolPolicy({ config: Config.defaults(), worktree: wt.path });
+  const child = new ToolPolicy({
+    config: await configWith({ "tool_permission.edit": "allow" }),
+    worktree: wt.path,
+  });
+  const policy = new IntersectedPolicy(parent, child, "builder");
+  const resolution = await policy.resolve(tool, { path: ".git/hooks/pre-push", content: "x" });
+  assert.deepEqual(resolution, {
+    action: "ask",
+    reason: "protected path .git/hooks/pre-push",
+    path: join(wt.path, ".git", "hooks", "pre-push"),
+    protectedPath: ".git/hooks/pre-push",
+  });
+  // Control: the same agent type writes an ordinary file without asking.
+  const plain = await policy.resolve(tool, { path: "src/hooks.ts", content: "x" });
+  assert.deepEqual(plain.action, "allow");
 });
