@@ -295,7 +295,7 @@ export const CONFIG_KEYS = {
   glyph_params: key(
     Type.Boolean(),
     true,
-    "Append the other arguments to activity lines and confirm prompts",
+    "Append the other arguments to activity lines (confirm prompts always show them)",
   ),
   show_errors: key(Type.Boolean(), true, "Echo the first line of a failed tool's error"),
   show_notes: key(Type.Boolean(), true, "Show soft tool notes such as (empty file)"),

@@ -55,7 +55,8 @@ export interface ConfirmText {
 }
 
 /**
- * The confirm prompt's text: everything the person approves, never clipped. Control characters
+ * The confirm prompt's text: everything the person approves, never clipped, parameters included
+ * even when glyph_params is off. Control characters
  * are made visible and each line break is shown as `⏎` ending a line the next one continues, so
  * `npm test<spaces>; curl …|sh` or an escape sequence cannot hide part of a command.
  * @example
@@ -72,7 +73,8 @@ export interface ConfirmText {
 export function formatConfirm(request: ConfirmRequest, options: ActivityOptions): ConfirmText {
   const { activity } = request;
   const shown = (text: string) => showControls(text).replaceAll("\n", " ⏎\n");
-  const suffix = options.glyphParams ? formatParams(activity.params, shown) : "";
+  // glyph_params shortens activity lines; a confirm shows what it approves whatever it says.
+  const suffix = formatParams(activity.params, shown);
   const head = options.glyphLines && activity.glyph
     ? `${activity.glyph} ${activity.verb}${activity.key ? " " + shown(activity.key) : ""}`
     : `[${request.tool}${

@@ -113,3 +113,10 @@ Deno.test("TerminalSink confirm shows the resolved path and why a write asks", a
       "  (protected path .git/config) [y/N] \n",
   );
 });
+
+Deno.test("formatConfirm shows parameters even when glyph_params is off", () => {
+  const request = runRequest("make", { cwd: "/", timeout: 5 });
+  assert.deepEqual(formatConfirm(request, { glyphLines: true, glyphParams: false }).label, [
+    "$ Run make [cwd=/, timeout=5]",
+  ]);
+});
