@@ -52,7 +52,9 @@ async function resolveSymlinks(absolute: string): Promise<string> {
     const part = pending.shift()!;
     if (part === "" || part === ".") continue;
     if (part === "..") {
+      // A link's target may climb out of a missing folder into one that exists (and has links).
       current = dirname(current);
+      missing = false;
       continue;
     }
     const next = join(current, part);
