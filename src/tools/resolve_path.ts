@@ -33,19 +33,30 @@ function expandHome(path: string): string {
 }
 
 /**
- * Follows every symlink in `absolute`. `realPath` answers when the whole path exists; otherwise
- * the path is walked one component at a time with `lstat`, so a dangling link (last or in the
+ * Follows every symlink in `absolute`. `realPath` resolves the deepest ancestor that exists;
+ * the rest is walked one component at a time with `lstat`, so a dangling link (last or in the
  * middle) is followed to where it points instead of being taken for a new file in the worktree.
  */
 async function resolveSymlinks(absolute: string): Promise<string> {
-  try {
-    return await Deno.realPath(absolute);
-  } catch (error) {
-    // A loop is walked too, so it ends in this module's message rather than the OS's.
-    if (!isMissing(error) && !(error instanceof Deno.errors.FilesystemLoop)) throw error;
+  const rest: string[] = [];
+  let base = absolute;
+  while (true) {
+    try {
+      return await walkLinks(await Deno.realPath(base), rest.reverse(), absolute);
+    } catch (error) {
+      // A loop is walked too, so it ends in this module's message rather than the OS's.
+      if (!isMissing(error) && !(error instanceof Deno.errors.FilesystemLoop)) throw error;
+    }
+    const parent = dirname(base);
+    if (parent === base) return await walkLinks(base, rest.reverse(), absolute);
+    rest.push(base.slice(parent.length).replace(/^[/\\]/, ""));
+    base = parent;
   }
-  const pending = components(absolute);
-  let current = rootOf(absolute);
+}
+
+/** Appends `pending` components to the real folder `start`, following each symlink met. */
+async function walkLinks(start: string, pending: string[], absolute: string): Promise<string> {
+  let current = start;
   let followed = 0;
   let missing = false;
   while (pending.length) {
