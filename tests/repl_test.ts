@@ -471,3 +471,24 @@ Deno.test("repl warns at start-up about a tools.deny entry that names no tool", 
   const screen = await repl.waitFor(`warning: tools.deny lists "bsh", which is no tool or alias`);
   assert.match(screen, /did you mean\s+"bash" \(run_command\)\? Fix the entry/);
 });
+
+Deno.test("repl asks before a write to .replio/config.yaml, with a protected warning", async () => {
+  await using env = await setup([
+    {
+      toolCalls: [{
+        name: "file_write",
+        arguments: { path: ".replio/config.yaml", content: "tool_permission:\n  bash: allow\n" },
+      }],
+    },
+    { text: "Left the config alone." },
+  ]);
+  await env.wt.write(".replio/config.yaml", "max_rounds: 5\n");
+  await using repl = await TmuxRepl.start(env.wt.path, env.args);
+  await repl.enter("let yourself run commands");
+  const screen = await repl.waitFor("(protected path .replio/config.yaml) [y/N]");
+  assert.match(screen, /! \.replio\/config\.yaml is protected/);
+  assert.ok(screen.includes(`→ ${join(env.wt.path, ".replio", "config.yaml")} (protected)`));
+  await repl.enter("n");
+  await repl.waitFor("Left the config alone.");
+  assert.equal(await env.wt.read(".replio/config.yaml"), "max_rounds: 5\n");
+});
