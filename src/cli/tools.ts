@@ -3,14 +3,9 @@
  * resolves now (config and mode applied), with the reason.
  * @module
  */
-import {
-  type Policy,
-  summarizeTool,
-  ToolPolicy,
-  type ToolRegistry,
-  unknownToolNames,
-} from "../tools/mod.ts";
-import { openWorkspace } from "./workspace.ts";
+import type { AgentType } from "../agents/mod.ts";
+import { type Policy, summarizeTool, type ToolRegistry } from "../tools/mod.ts";
+import { openWorkspace, toolNameWarnings } from "./workspace.ts";
 import { EXIT } from "./errors.ts";
 
 /** Options of `replio tools`. */
@@ -41,7 +36,12 @@ export interface ToolListing {
 
 /** Every registered tool with the action `policy` resolves for it now. */
 export function toolListing(
-  ws: { registry: ToolRegistry; policy: Policy; worktree: string },
+  ws: {
+    registry: ToolRegistry;
+    policy: Policy;
+    worktree: string;
+    agentTypes?: ReadonlyMap<string, AgentType>;
+  },
 ): ToolListing {
   const resolved = ws.registry.list().map((tool) => ({ tool, ...ws.policy.resolveStatic(tool) }));
   // spec/tools.md: a deny filters the tool from listings too; say what hid it, not the tool.
@@ -60,10 +60,7 @@ export function toolListing(
       short: summarizeTool(tool),
     };
   });
-  // A sub-agent's intersected policy has no lists of its own to check.
-  const warnings = ws.policy instanceof ToolPolicy
-    ? unknownToolNames(ws.registry, ws.policy.nameLists)
-    : [];
+  const warnings = toolNameWarnings(ws);
   return { mode: ws.policy.mode, worktree: ws.worktree, tools, hidden, warnings };
 }
 

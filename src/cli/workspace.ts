@@ -9,6 +9,7 @@ import { startMcpServers } from "../mcp/mod.ts";
 import { createRegistry, loadUserPlugins } from "../plugins/mod.ts";
 import {
   type HeadlessAnswer,
+  type Policy,
   ToolPolicy,
   type ToolRegistry,
   unknownToolNames,
@@ -50,6 +51,24 @@ function headlessAnswer(flags: NonNullable<WorkspaceOptions["headless"]>): Headl
   return flags.yes && !flags.no ? "yes" : "no";
 }
 
+/**
+ * Warnings for tools.allow / tools.deny entries (config, the mode, agent types) that name no
+ * tool or alias: such an entry silently does nothing.
+ */
+export function toolNameWarnings(
+  ws: { registry: ToolRegistry; policy: Policy; agentTypes?: ReadonlyMap<string, AgentType> },
+): string[] {
+  // A sub-agent's intersected policy has no lists of its own to check.
+  const policyLists = ws.policy instanceof ToolPolicy ? ws.policy.nameLists : [];
+  return unknownToolNames(ws.registry, [
+    ...policyLists,
+    ...[...(ws.agentTypes ?? [])].flatMap(([name, type]) => [
+      { source: `agents.${name}.tools.allow`, names: type.tools.allow },
+      { source: `agents.${name}.tools.deny`, names: type.tools.deny },
+    ]),
+  ]);
+}
+
 /** Resolves the worktree, loads config and builds registry and policy. */
 export async function openWorkspace(options: WorkspaceOptions): Promise<Workspace> {
   const worktree = await resolveWorktree(options.path);
@@ -68,6 +87,6 @@ export async function openWorkspace(options: WorkspaceOptions): Promise<Workspac
     headless: options.headless && headlessAnswer(options.headless),
   });
   const agentTypes = await loadAgentTypes(worktree, config);
-  const notices = unknownToolNames(registry, policy.nameLists);
+  const notices = toolNameWarnings({ registry, policy, agentTypes });
   return { worktree, config, registry, policy, agentTypes, notices };
 }

@@ -61,3 +61,21 @@ Deno.test("replio tools warns about a tools.deny entry that names no tool and hi
   assert.deepEqual(json.warnings, [warning.slice("warning: ".length, -1)]);
   assert.deepEqual(json.hidden, [{ name: "run_command", reason: "tools.deny" }]);
 });
+
+Deno.test("replio tools and run warn about an agent type's entry that names no tool", async () => {
+  await using wt = await tempWorktree({
+    ".replio/config.yaml": "max_retries: 0\nagents:\n  tester:\n    description: Runs tests\n" +
+      "    tools:\n      deny: [shell]\n",
+  });
+  const warning = /warning: agents\.tester\.tools\.deny lists "shell", which is no tool or alias/;
+  const tools = await runReplio(["tools"], { cwd: wt.path });
+  assert.match(tools.stdout, warning);
+  // The model is unreachable: the warning comes before the turn fails.
+  const run = await runReplio(
+    ["run", "hi", "--base-url", "http://127.0.0.1:9/v1", "--model", "m"],
+    {
+      cwd: wt.path,
+    },
+  );
+  assert.match(run.stderr, warning);
+});
