@@ -58,7 +58,7 @@ export async function editFile(args: EditArgs, ctx: ToolContext): Promise<string
   const edit = planEdit(args, await readText(file, args.path, ctx.signal));
   const { added, removed } = countLines(await lineChanges(edit));
   ctx.signal.throwIfAborted();
-  await writeFileAtomic(file, edit.after);
+  await writeFileAtomic(file, edit.after, { resolved: true });
   const n = edit.lines.length;
   return `Edited ${args.path}: ${n} ${n === 1 ? "replacement" : "replacements"} ` +
     `${atLines(edit.lines)} (+${added} -${removed} lines)`;

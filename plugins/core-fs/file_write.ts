@@ -6,6 +6,7 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { dirname } from "node:path";
 import {
+  appendFileNoFollow,
   type ToolArgs,
   type ToolContext,
   type ToolSpec,
@@ -59,10 +60,12 @@ export async function writeFile(args: WriteArgs, ctx: ToolContext): Promise<stri
   const counts = describeText(args.content);
   try {
     if (args.mode === "append") {
-      await Deno.writeTextFile(file, args.content, { append: true });
-      return existing ? `Appended ${counts} to ${shown}` : `Created ${shown} (${counts})`;
+      const done = await appendFileNoFollow(file, args.content);
+      return done === "appended"
+        ? `Appended ${counts} to ${shown}`
+        : `Created ${shown} (${counts})`;
     }
-    await writeFileAtomic(file, args.content, { mode: existing?.mode ?? null });
+    await writeFileAtomic(file, args.content, { mode: existing?.mode ?? null, resolved: true });
   } catch (error) {
     rethrowDenied(error, `Cannot write "${shown}"`);
   }

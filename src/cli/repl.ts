@@ -49,6 +49,7 @@ export async function runRepl(options: ReplOptions): Promise<number> {
     worktree: ws.worktree,
     config: ws.config,
     registry: ws.registry,
+    notices: ws.notices ?? [],
     mode: options.mode,
     sessionId: options.session,
     connect: (config, model) => createProvider(config, model ? { model } : {}),

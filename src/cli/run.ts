@@ -79,6 +79,7 @@ export async function runHeadless(promptArg: string, options: RunOptions): Promi
   const stdout = fileWriter(Deno.stdout);
   const sink = createSink(options.output, stdout, ws.config);
   sink.emit({ type: "session", id: session.id });
+  for (const notice of ws.notices ?? []) sink.emit({ type: "note", message: `warning: ${notice}` });
 
   const controller = new AbortController();
   const cancel = () => controller.abort();

@@ -3,8 +3,9 @@
  * resolves now (config and mode applied), with the reason.
  * @module
  */
+import type { AgentType } from "../agents/mod.ts";
 import { type Policy, summarizeTool, type ToolRegistry } from "../tools/mod.ts";
-import { openWorkspace } from "./workspace.ts";
+import { openWorkspace, toolNameWarnings } from "./workspace.ts";
 import { EXIT } from "./errors.ts";
 
 /** Options of `replio tools`. */
@@ -31,11 +32,18 @@ export interface ToolListing {
   }[];
   /** Tools a deny hides, with what hid them. */
   hidden: { name: string; reason: string }[];
+  /** tools.allow / tools.deny entries that name no tool, each with the closest one. */
+  warnings: string[];
 }
 
 /** Every registered tool with the action `policy` resolves for it now. */
 export function toolListing(
-  ws: { registry: ToolRegistry; policy: Policy; worktree: string },
+  ws: {
+    registry: ToolRegistry;
+    policy: Policy;
+    worktree: string;
+    agentTypes?: ReadonlyMap<string, AgentType>;
+  },
 ): ToolListing {
   const resolved = ws.registry.list().map((tool) => ({ tool, ...ws.policy.resolveStatic(tool) }));
   // spec/tools.md: a deny filters the tool from listings too; say what hid it, not the tool.
@@ -54,20 +62,22 @@ export function toolListing(
       short: summarizeTool(tool),
     };
   });
-  return { mode: ws.policy.mode, worktree: ws.worktree, tools, hidden };
+  const warnings = toolNameWarnings(ws);
+  return { mode: ws.policy.mode, worktree: ws.worktree, tools, hidden, warnings };
 }
 
 /** Prints the listing; exit 0. */
 export async function listTools(options: ToolsCommandOptions): Promise<number> {
   const ws = await openWorkspace({ path: options.path, mode: options.mode, trust: options.trust });
   const listing = toolListing(ws);
-  const { tools: rows, hidden } = listing;
+  const { tools: rows, hidden, warnings } = listing;
   let text: string;
   if (options.json) {
     text = JSON.stringify(listing, null, 2) + "\n";
   } else {
     const width = Math.max(...rows.map((r) => r.name.length), 4);
-    text = `mode: ${ws.policy.mode}  worktree: ${ws.worktree}\n` +
+    text = warnings.map((w) => `warning: ${w}\n`).join("") +
+      `mode: ${ws.policy.mode}  worktree: ${ws.worktree}\n` +
       rows.map((r) =>
         `${r.name.padEnd(width)}  ${r.category.padEnd(8)} ${r.permission.padEnd(8)} ${
           r.action.padEnd(5)

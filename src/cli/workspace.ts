@@ -16,7 +16,13 @@ import {
 import { type AgentType, CORE_PLUGIN, loadAgentTypes } from "../agents/mod.ts";
 import { startMcpServers } from "../mcp/mod.ts";
 import { createRegistry, loadUserPlugins } from "../plugins/mod.ts";
-import { type HeadlessAnswer, ToolPolicy, type ToolRegistry } from "../tools/mod.ts";
+import {
+  type HeadlessAnswer,
+  type Policy,
+  ToolPolicy,
+  type ToolRegistry,
+  unknownToolNames,
+} from "../tools/mod.ts";
 import { VERSION } from "../version.ts";
 import { UsageError } from "./errors.ts";
 import { resolveWorktree } from "./resolve_worktree.ts";
@@ -28,6 +34,8 @@ export interface Workspace {
   registry: ToolRegistry;
   policy: ToolPolicy;
   agentTypes: ReadonlyMap<string, AgentType>;
+  /** Start-up warnings for the front-end to show (a tools.deny entry that names no tool). */
+  notices?: string[];
 }
 
 /** The command-line options every subcommand shares, as commander parses them. */
@@ -69,6 +77,24 @@ function headlessAnswer(flags: NonNullable<WorkspaceOptions["headless"]>): Headl
 }
 
 /**
+ * Warnings for tools.allow / tools.deny entries (config, the mode, agent types) that name no
+ * tool or alias: such an entry silently does nothing.
+ */
+export function toolNameWarnings(
+  ws: { registry: ToolRegistry; policy: Policy; agentTypes?: ReadonlyMap<string, AgentType> },
+): string[] {
+  // A sub-agent's intersected policy has no lists of its own to check.
+  const policyLists = ws.policy instanceof ToolPolicy ? ws.policy.nameLists : [];
+  return unknownToolNames(ws.registry, [
+    ...policyLists,
+    ...[...(ws.agentTypes ?? [])].flatMap(([name, type]) => [
+      { source: `agents.${name}.tools.allow`, names: type.tools.allow },
+      { source: `agents.${name}.tools.deny`, names: type.tools.deny },
+    ]),
+  ]);
+}
+
+/**
  * Resolves the worktree, loads config (deciding folder trust before any plugin, MCP server or
  * agent file of the worktree could load) and builds registry and policy.
  */
@@ -90,7 +116,8 @@ export async function openWorkspace(options: WorkspaceOptions): Promise<Workspac
     headless: options.headless && headlessAnswer(options.headless),
   });
   const agentTypes = await loadAgentTypes(worktree, config);
-  return { worktree, config, registry, policy, agentTypes };
+  const notices = toolNameWarnings({ registry, policy, agentTypes });
+  return { worktree, config, registry, policy, agentTypes, notices };
 }
 
 /** The config with folder trust settled: by flag or trusted_folders, by the person, or not. */

@@ -126,7 +126,7 @@ export const CONFIG_KEYS = {
   project_instructions: key(
     Type.String(),
     "AGENTS.md",
-    "Worktree instructions file loaded into the system prompt; empty disables",
+    "Worktree instructions file for the system prompt (not followed out of it); empty disables",
   ),
   project_instructions_max_chars: key(
     Type.Integer({ minimum: 0 }),
@@ -139,9 +139,13 @@ export const CONFIG_KEYS = {
   "tools.allow": key(
     STRINGS,
     [],
-    "Name-level allowlist; when non-empty only these tools are callable",
+    "Name-level allowlist (names or aliases); when non-empty only these tools are callable",
   ),
-  "tools.deny": key(STRINGS, [], "Name-level deny list (takes precedence over tools.allow)"),
+  "tools.deny": key(
+    STRINGS,
+    [],
+    "Name-level deny list, names or aliases (takes precedence over tools.allow)",
+  ),
   "tool_permission.read": key(ACTION, "allow", "Action for tools that read files"),
   "tool_permission.list": key(ACTION, "allow", "Action for tools that list directories"),
   "tool_permission.edit": key(ACTION, "allow", "Action for tools that write files or commit"),
@@ -301,7 +305,7 @@ export const CONFIG_KEYS = {
   glyph_params: key(
     Type.Boolean(),
     true,
-    "Append the other arguments to activity lines and confirm prompts",
+    "Append the other arguments to activity lines (confirm prompts always show them)",
   ),
   show_errors: key(Type.Boolean(), true, "Echo the first line of a failed tool's error"),
   show_notes: key(Type.Boolean(), true, "Show soft tool notes such as (empty file)"),

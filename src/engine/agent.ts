@@ -69,6 +69,8 @@ interface Reply {
 export class Agent {
   readonly #options: AgentOptions;
   #history: ChatMessage[];
+  /** Notices already shown: the system prompt is rebuilt every turn, the notice shown once. */
+  readonly #noticed = new Set<string>();
 
   constructor(options: AgentOptions) {
     this.#options = options;
@@ -109,6 +111,7 @@ export class Agent {
       mode: policy.mode,
       modeInstructions: policy.modeInstructions,
       ...(this.#options.agentPrompt ? { agentPrompt: this.#options.agentPrompt } : {}),
+      onNotice: (message) => this.#notice(message, sink),
     });
     const tools = config.get("tool_calling") ? registry.schemas((t) => policy.isVisible(t)) : [];
     const maxRounds = this.#options.maxRounds ?? config.get("max_rounds");
@@ -166,6 +169,12 @@ export class Agent {
     sink.emit({ type: "turn_end", status, usage: result.usage });
     session.append({ type: "turn_end", status, usage: result.usage });
     return result;
+  }
+
+  #notice(message: string, sink: Sink): void {
+    if (this.#noticed.has(message)) return;
+    this.#noticed.add(message);
+    sink.emit({ type: "note", message });
   }
 
   /** Summarises older turns now (`/compact`); returns the summary or null when too short. */

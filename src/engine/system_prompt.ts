@@ -5,6 +5,7 @@
  */
 import { join } from "node:path";
 import type { Config } from "../config/mod.ts";
+import { isInside, resolveToolPath } from "../tools/mod.ts";
 
 /** What the system prompt is built from. */
 export interface SystemPromptInput {
@@ -14,6 +15,8 @@ export interface SystemPromptInput {
   modeInstructions: string;
   /** Extra text for sub-agents (their agent type's prompt). */
   agentPrompt?: string;
+  /** Receives what was skipped or cut (an instructions file outside the worktree). */
+  onNotice?: (message: string) => void;
 }
 
 const BASE_PROMPT = `You are replio, an AI agent working in a terminal on the user's project.
@@ -31,27 +34,69 @@ export async function buildSystemPrompt(input: SystemPromptInput): Promise<strin
   const extra = input.config.get("system_prompt");
   if (extra) parts.push(extra);
   if (input.agentPrompt) parts.push(input.agentPrompt);
-  const instructions = await readProjectInstructions(input.config, input.worktree);
+  const instructions = await readProjectInstructions(input.config, input.worktree, input.onNotice);
   if (instructions) parts.push(instructions);
   return parts.join("\n\n");
 }
 
-/** The project instructions file, capped; empty when disabled, missing or unreadable. */
-export async function readProjectInstructions(config: Config, worktree: string): Promise<string> {
+/**
+ * The project instructions file, capped; empty when disabled, missing or unreadable. The file
+ * is untrusted (it comes with the repository), so it is resolved first: a symlink out of the
+ * worktree or something that is not a regular file is skipped, and `onNotice` says so.
+ */
+export async function readProjectInstructions(
+  config: Config,
+  worktree: string,
+  onNotice: (message: string) => void = () => {},
+): Promise<string> {
   const name = config.get("project_instructions");
   if (!name) return "";
-  const file = join(worktree, name);
-  let text: string;
-  try {
-    text = await Deno.readTextFile(file);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotCapable) return "";
-    if (error instanceof Deno.errors.IsADirectory) return "";
-    throw error;
+  const file = await resolveToolPath(join(worktree, name), worktree);
+  if (!isInside(file, worktree)) {
+    onNotice(
+      `Skipped the project instructions ${name}: they resolve to ${file}, outside the ` +
+        `worktree: copy the file into the worktree to use it`,
+    );
+    return "";
   }
   const cap = config.get("project_instructions_max_chars");
-  const capped = cap > 0 && text.length > cap
-    ? text.slice(0, cap) + `\n... (${name} truncated at ${cap} chars)`
-    : text;
-  return `Project instructions from ${name}:\n${capped.trim()}`;
+  let text: string;
+  try {
+    const info = await Deno.stat(file);
+    if (!info.isFile) {
+      onNotice(
+        `Skipped the project instructions ${name}: it is not a regular file: make it a text file`,
+      );
+      return "";
+    }
+    text = await readHead(file, cap);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotCapable) return "";
+    throw error;
+  }
+  if (cap > 0 && text.length > cap) {
+    onNotice(
+      `The project instructions ${name} are longer than project_instructions_max_chars ` +
+        `(${cap}): only the start went into the prompt: shorten the file or raise the cap`,
+    );
+    text = text.slice(0, cap) + `\n... (${name} truncated at ${cap} chars)`;
+  }
+  return `Project instructions from ${name}:\n${text.trim()}`;
+}
+
+/**
+ * The file's text, reading no more bytes than `cap` characters can take (a UTF-16 unit is at
+ * most 3 UTF-8 bytes), plus one so an overlong file shows as longer than the cap.
+ */
+async function readHead(file: string, cap: number): Promise<string> {
+  if (cap === 0) return await Deno.readTextFile(file);
+  using handle = await Deno.open(file);
+  const buffer = new Uint8Array(cap * 3 + 3);
+  let filled = 0;
+  while (filled < buffer.length) {
+    const n = await handle.read(buffer.subarray(filled));
+    if (n === null) break;
+    filled += n;
+  }
+  return new TextDecoder().decode(buffer.subarray(0, filled));
 }

@@ -5,11 +5,17 @@
  * @module
  */
 import { basename, dirname, join } from "node:path";
+import { assertResolved } from "./_assert_resolved.ts";
 
 /** Options for {@link writeFileAtomic}. */
 export interface AtomicWriteOptions {
   /** Mode bits for the result; default: the existing file's mode, else the umask's. */
   mode?: number | null;
+  /**
+   * `file` is a symlink-resolved path a policy judged (tools): refuse, before writing and again
+   * before the rename, when a symlink has appeared on it, so the write lands where it was judged.
+   */
+  resolved?: boolean;
 }
 
 /**
@@ -28,10 +34,12 @@ export async function writeFileAtomic(
 ): Promise<void> {
   const mode = options.mode !== undefined ? options.mode : await existingMode(file);
   const temp = join(dirname(file), `.${basename(file)}.${crypto.randomUUID().slice(0, 8)}.tmp`);
+  if (options.resolved) await assertResolved(file);
   try {
     await Deno.writeTextFile(temp, text, { createNew: true });
     // The umask may have narrowed the mode given at creation, so it is set afterwards.
     if (mode !== null) await Deno.chmod(temp, mode & 0o7777);
+    if (options.resolved) await assertResolved(file);
     await Deno.rename(temp, file);
   } catch (error) {
     await Deno.remove(temp).catch((cleanup: unknown) => {

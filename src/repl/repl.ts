@@ -29,6 +29,8 @@ export interface ReplHost {
   worktree: string;
   config: Config;
   registry: ToolRegistry;
+  /** Start-up warnings to show under the banner (a tools.deny entry that names no tool). */
+  notices?: readonly string[];
   /** `--mode`; undefined starts in the config's `mode`. */
   mode: string | undefined;
   /** `--session`: continue or create this session. */
@@ -378,6 +380,7 @@ class Repl implements ReplContext {
       );
     }
     for (const warning of this.session.warnings) this.print(warning, s.yellow);
+    for (const notice of this.#host.notices ?? []) this.print(`warning: ${notice}`, s.yellow);
     if (!this.model) {
       this.print(this.#modelProblem, s.dim);
       this.print(NO_MODEL_HINT, s.dim);

@@ -127,10 +127,20 @@ export async function invokeTool(
     decision = "parked";
     reason = `${reason}; parked for approval`;
   } else if (policy.headless) {
-    decision = policy.headless === "yes" ? "granted" : "denied";
+    // A protected path needs a person: --yes is a blanket answer given before the call existed.
+    const granted = policy.headless === "yes" && resolution.protectedPath === undefined;
+    decision = granted ? "granted" : "denied";
     reason = `${reason}; headless${policy.headless === "yes" ? " --yes" : ""}`;
   } else {
-    const answer = await sink.confirm({ tool: call.tool.name, activity, reason });
+    const answer = await sink.confirm({
+      tool: call.tool.name,
+      activity,
+      reason,
+      ...(resolution.path === undefined ? {} : { path: resolution.path }),
+      ...(resolution.protectedPath === undefined
+        ? {}
+        : { protectedPath: resolution.protectedPath }),
+    });
     decision = answer === "yes" ? "granted" : "declined";
     cancelled = answer === "cancel";
   }
@@ -165,7 +175,10 @@ export async function invokeTool(
   }
   if (decision !== "granted") {
     return finish(
-      { output: refusalText(call, decision, reason, cancelled, note), isError: true },
+      {
+        output: refusalText(call, decision, reason, cancelled, resolution.protectedPath, note),
+        isError: true,
+      },
       decision,
       cancelled,
     );
@@ -178,6 +191,7 @@ function refusalText(
   decision: Decision,
   reason: string,
   cancelled: boolean,
+  protectedPath: string | undefined,
   note?: string,
 ): string {
   const name = call.tool.name;
@@ -187,6 +201,11 @@ function refusalText(
   }
   if (decision === "declined") {
     return `Error: the user declined to run ${name}: do not retry it; ask what they want instead or take another approach`;
+  }
+  if (protectedPath !== undefined && decision === "denied") {
+    return `Error: ${name} would write a protected path (${protectedPath}), which only a ` +
+      `person can approve, and this headless run cannot ask: it was denied ` +
+      `even with --yes; continue without it (the operator can make the change in the REPL)`;
   }
   if (reason.includes("headless")) {
     return `Error: ${name} needs confirmation (${

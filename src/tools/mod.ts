@@ -35,4 +35,5 @@ export {
 export { isInside, resolveToolPath } from "./resolve_path.ts";
 export { summarizeTool } from "./summarize_tool.ts";
 export type * from "./types.ts";
+export { type ToolNameList, unknownToolNames } from "./unknown_tool_names.ts";
 export { validateArgs } from "./validate_args.ts";

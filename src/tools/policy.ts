@@ -1,13 +1,16 @@
 /**
  * ToolPolicy: the single permission resolution point (spec/tools.md §Tool policy). Precedence:
  * name level → category action (mode merged over the base) → Deno permission layer (can only
- * lower) → the tool's permissionFn (refines a non-deny action) → worktree escalation.
+ * lower) → the tool's permissionFn (refines a non-deny action) → worktree escalation →
+ * protected paths (a write to `.git`, `.replio` or the global config always asks).
  * @module
  */
 import { type Config, ConfigError } from "../config/mod.ts";
 import { denoDenial } from "./deno_permissions.ts";
-import { isInside, resolveToolPath } from "./resolve_path.ts";
+import { globalConfigDirs, protectedPath } from "./protected_path.ts";
+import { absoluteToolPath, isInside, resolveToolPath } from "./resolve_path.ts";
 import type { Action, PermissionKey, Resolution, Tool, ToolArgs } from "./types.ts";
+import type { ToolNameList } from "./unknown_tool_names.ts";
 
 /** The built-in modes; config `modes` may add more or override these. */
 export const BUILTIN_MODES: Readonly<Record<string, ModeSpec>> = {
@@ -31,6 +34,11 @@ export interface ModeSpec {
 /** A resolution with the resolved path that decided worktree scope, if any. */
 export interface PolicyResolution extends Resolution {
   path?: string;
+  /**
+   * Set when the call writes a protected path (shown relative to the worktree): it asks a
+   * person whatever allowed it, and a headless run refuses it even with `--yes`.
+   */
+  protectedPath?: string;
 }
 
 /**
@@ -78,6 +86,7 @@ export class ToolPolicy implements Policy {
   readonly #modeKeys: Set<string>;
   readonly #allow: string[];
   readonly #deny: string[];
+  #globalConfigDirs: Promise<string[]> | null = null;
 
   constructor(options: PolicyOptions) {
     this.config = options.config;
@@ -99,6 +108,18 @@ export class ToolPolicy implements Policy {
     return findMode(this.config, this.mode).instructions ?? "";
   }
 
+  /** The name lists this policy applies, with their source, for `unknownToolNames`. */
+  get nameLists(): ToolNameList[] {
+    const modeTools = this.mode === "default" ? {} : findMode(this.config, this.mode).tools ?? {};
+    const prefix = `modes.${this.mode}.tools`;
+    return [
+      { source: "tools.allow", names: this.config.get("tools.allow") },
+      { source: "tools.deny", names: this.config.get("tools.deny") },
+      { source: `${prefix}.allow`, names: modeTools.allow ?? [] },
+      { source: `${prefix}.deny`, names: modeTools.deny ?? [] },
+    ].filter((list) => list.names.length > 0);
+  }
+
   /** The effective tool_permission table (mode merged). */
   get toolPermission(): Readonly<Record<string, Action | string[]>> {
     return this.#toolPermission;
@@ -109,7 +130,7 @@ export class ToolPolicy implements Policy {
    * worktree escalation need arguments and are skipped.
    */
   resolveStatic(tool: Tool): Resolution {
-    const byName = this.#resolveName(tool.name);
+    const byName = this.#resolveName(tool);
     if (byName) return byName;
     const category = this.#categoryAction(tool.permission);
     if (category.action === "deny") return category;
@@ -147,13 +168,35 @@ export class ToolPolicy implements Policy {
       if (result.action === "allow" && !isInside(path, this.worktree)) {
         result = { action: "ask", reason: "outside worktree", path };
       }
+      if (tool.permission === "edit" && result.action !== "deny") {
+        result = await this.#protect(result, absoluteToolPath(pathValue, this.worktree), path);
+      }
     }
     return result;
   }
 
-  #resolveName(name: string): Resolution | null {
-    if (this.#deny.includes(name)) return { action: "deny", reason: "tools.deny" };
-    if (this.#allow.length && !this.#allow.includes(name)) {
+  /** The last step: no setting, mode or agent type approves a write to a protected path. */
+  async #protect(
+    result: PolicyResolution,
+    given: string,
+    resolved: string,
+  ): Promise<PolicyResolution> {
+    this.#globalConfigDirs ??= globalConfigDirs(this.worktree);
+    const hit = protectedPath([given, resolved], this.worktree, await this.#globalConfigDirs);
+    if (hit === null) return result;
+    return { action: "ask", reason: `protected path ${hit}`, path: resolved, protectedPath: hit };
+  }
+
+  /** tools.deny and tools.allow name a tool or any of its aliases (`bash` is run_command). */
+  #resolveName(tool: Tool): Resolution | null {
+    const names = [
+      tool.name,
+      ...(tool.aliases ?? []).map((a) => typeof a === "string" ? a : a.name),
+    ];
+    if (names.some((name) => this.#deny.includes(name))) {
+      return { action: "deny", reason: "tools.deny" };
+    }
+    if (this.#allow.length && !names.some((name) => this.#allow.includes(name))) {
       return { action: "deny", reason: "tools.allow" };
     }
     return null;

@@ -3,16 +3,24 @@
  * path is judged (DESIGN.md §3), so a link inside the worktree cannot smuggle a write outside.
  * @module
  */
-import { dirname, isAbsolute, join, resolve } from "node:path";
+import { dirname, isAbsolute, join, parse, resolve } from "node:path";
+
+/** Symlinks followed in one resolution before it gives up, as the kernel's ELOOP limit does. */
+const MAX_SYMLINKS = 40;
 
 /**
  * Resolves `path` as the tools see it: `~` is the home directory, relative paths are under the
- * worktree, and symlinks are followed for the longest prefix that exists.
+ * worktree, and every symlink is followed, a dangling one included, so the result is where a
+ * write would land.
  */
 export async function resolveToolPath(path: string, worktree: string): Promise<string> {
+  return await resolveSymlinks(absoluteToolPath(path, worktree));
+}
+
+/** `path` made absolute and normalised (`~`, relative, `..`) without touching the disk. */
+export function absoluteToolPath(path: string, worktree: string): string {
   const expanded = expandHome(path);
-  const absolute = isAbsolute(expanded) ? resolve(expanded) : resolve(worktree, expanded);
-  return await realpathOfLongestPrefix(absolute);
+  return isAbsolute(expanded) ? resolve(expanded) : resolve(worktree, expanded);
 }
 
 function expandHome(path: string): string {
@@ -24,26 +32,84 @@ function expandHome(path: string): string {
   return join(home, path.slice(1));
 }
 
-/** Follows symlinks of the deepest existing ancestor; the rest of the path is kept as given. */
-async function realpathOfLongestPrefix(absolute: string): Promise<string> {
+/**
+ * Follows every symlink in `absolute`. `realPath` resolves the deepest ancestor that exists;
+ * the rest is walked one component at a time with `lstat`, so a dangling link (last or in the
+ * middle) is followed to where it points instead of being taken for a new file in the worktree.
+ */
+async function resolveSymlinks(absolute: string): Promise<string> {
   const rest: string[] = [];
-  let current = absolute;
+  let base = absolute;
   while (true) {
     try {
-      const real = await Deno.realPath(current);
-      return rest.length ? join(real, ...rest.reverse()) : real;
+      return await walkLinks(await Deno.realPath(base), rest.reverse(), absolute);
     } catch (error) {
-      // NotADirectory: a file stands where the path wants a folder; its parent still resolves.
-      const isMissing = error instanceof Deno.errors.NotFound ||
-        error instanceof Deno.errors.NotADirectory || error instanceof Deno.errors.NotCapable;
-      if (!isMissing) throw error;
-      const parent = dirname(current);
-      if (parent === current) return absolute;
-      rest.push(current.slice(parent.length).replace(/^[/\\]/, ""));
-      current = parent;
+      // A loop is walked too, so it ends in this module's message rather than the OS's.
+      if (!isMissing(error) && !(error instanceof Deno.errors.FilesystemLoop)) throw error;
     }
+    const parent = dirname(base);
+    if (parent === base) return await walkLinks(base, rest.reverse(), absolute);
+    rest.push(base.slice(parent.length).replace(/^[/\\]/, ""));
+    base = parent;
   }
 }
 
-/** Whether `path` (already resolved) is the worktree or inside it. */
+/** Appends `pending` components to the real folder `start`, following each symlink met. */
+async function walkLinks(start: string, pending: string[], absolute: string): Promise<string> {
+  let current = start;
+  let followed = 0;
+  let missing = false;
+  while (pending.length) {
+    const part = pending.shift()!;
+    if (part === "" || part === ".") continue;
+    if (part === "..") {
+      // A link's target may climb out of a missing folder into one that exists (and has links).
+      current = dirname(current);
+      missing = false;
+      continue;
+    }
+    const next = join(current, part);
+    // Below a missing folder nothing exists, so nothing more can be a link.
+    const info = missing ? null : await lstatOrNull(next);
+    if (info === null) missing = true;
+    if (!info?.isSymlink) {
+      current = next;
+      continue;
+    }
+    if (++followed > MAX_SYMLINKS) {
+      throw new RangeError(
+        `Cannot resolve "${absolute}": more than ${MAX_SYMLINKS} symlinks (a loop?): ` +
+          `fix the links or give another path`,
+      );
+    }
+    const target = await Deno.readLink(next);
+    pending.unshift(...components(target));
+    current = isAbsolute(target) ? rootOf(target) : current;
+  }
+  return current;
+}
+
+function components(path: string): string[] {
+  return path.split(/[/\\]/);
+}
+
+function rootOf(path: string): string {
+  return parse(path).root;
+}
+
+async function lstatOrNull(path: string): Promise<Deno.FileInfo | null> {
+  try {
+    return await Deno.lstat(path);
+  } catch (error) {
+    if (isMissing(error)) return null;
+    throw error;
+  }
+}
+
+/** NotADirectory: a file stands where the path wants a folder; NotCapable: not ours to see. */
+function isMissing(error: unknown): boolean {
+  return error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory ||
+    error instanceof Deno.errors.NotCapable;
+}
+
 export { isInside } from "../fs/is_inside.ts";

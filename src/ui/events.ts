@@ -70,6 +70,10 @@ export interface ConfirmRequest {
   tool: string;
   activity: Activity;
   reason: string;
+  /** The resolved (symlink-followed) path the call would touch, when the tool has one. */
+  path?: string;
+  /** Set when the call writes a protected path (`.git/config`): the prompt warns. */
+  protectedPath?: string;
 }
 
 /** The answer to a confirmation: `cancel` cancels the whole turn. */

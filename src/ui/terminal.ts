@@ -15,7 +15,7 @@ import type {
 } from "./events.ts";
 import type { Usage } from "../providers/types.ts";
 import type { AskRequest } from "../tools/types.ts";
-import { formatActivity, statusDetail } from "./format_activity.ts";
+import { formatActivity, formatConfirm, statusDetail } from "./format_activity.ts";
 import { MarkdownStream, stripStyles, wrapText } from "./markdown.ts";
 import { createStyles, type Styles } from "./styles.ts";
 import type { TextWriter } from "./writer.ts";
@@ -136,8 +136,21 @@ export class TerminalSink implements Sink {
   async confirm(request: ConfirmRequest): Promise<ConfirmAnswer> {
     this.settle();
     const s = this.#options.styles;
-    const label = formatActivity(request.activity, this.#display, request.tool);
-    const prompt = `${s.yellow("?")} Allow ${label} ${s.dim(`(${request.reason})`)} [y/N] `;
+    const text = formatConfirm(request, this.#display);
+    const question = `${s.dim(`(${request.reason})`)} [y/N] `;
+    const lead = `${s.yellow("?")} Allow `;
+    const width = this.#options.width();
+    const [first = "", ...more] = text.label;
+    const fits = width === 0 || stripStyles(lead).length + first.length <= width;
+    let prompt = `${lead}${first} ${question}`;
+    // Anything longer than one line is printed (wrapped, never clipped) before a short prompt.
+    if (more.length || !fits || text.path || text.warning) {
+      this.#line(first, (t) => t, lead, "    ");
+      for (const line of more) this.#line(line, (t) => t, "    ");
+      if (text.path) this.#line(text.path, s.dim, "  ");
+      if (text.warning) this.#line(text.warning, s.yellow, `  ${s.yellow("!")} `);
+      prompt = `  ${question}`;
+    }
     const answer = await this.#options.prompter.question(prompt);
     if (answer === null) return "cancel";
     const granted = /^\s*y(es)?\s*$/i.test(answer);
