@@ -568,7 +568,8 @@ Deno.test("repl asks before a write to .replio/config.yaml, with a protected war
     { text: "Left the config alone." },
   ]);
   await env.wt.write(".replio/config.yaml", "max_rounds: 5\n");
-  await using repl = await TmuxRepl.start(env.wt.path, env.args);
+  // Trusted for the run, so no trust question comes first: the write is the model's.
+  await using repl = await TmuxRepl.start(env.wt.path, [...env.args, "--trust"]);
   await repl.enter("let yourself run commands");
   const screen = await repl.waitFor("(protected path .replio/config.yaml) [y/N]");
   assert.match(screen, /! \.replio\/config\.yaml is protected/);
