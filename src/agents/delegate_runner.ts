@@ -116,7 +116,10 @@ export class DelegateRunner {
       `[${session.id}: ${type.name}, ${result.status}, ${seconds}s, ${result.usage.total_tokens} tokens, ${result.rounds} rounds]`;
     if (result.status === "error") {
       const message = result.errors.map((e) => e.message).join("; ");
-      return `Error: the sub-agent failed: ${message}: try again or do the task yourself\n${footer}`;
+      // Thrown, not returned: the registry marks it a failure and adds the `Error: ` prefix.
+      throw new Error(
+        `the sub-agent failed: ${message}: try again or do the task yourself\n${footer}`,
+      );
     }
     return `${result.content.trim() || "(the sub-agent gave no answer)"}\n\n${footer}`;
   }

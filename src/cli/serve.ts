@@ -90,9 +90,23 @@ function parsePort(text: string): number {
   return port;
 }
 
-/** The token, when set and readable; an empty value counts as unset. */
+/**
+ * The token, when set and readable; an empty value counts as unset. A token with whitespace is
+ * refused: a blank one would guard nothing, and no `Authorization: Bearer` header can carry a
+ * space, so no client could ever send it.
+ */
 function readToken(): string | undefined {
   const permission = Deno.permissions.querySync({ name: "env", variable: TOKEN_ENV });
   if (permission.state !== "granted") return undefined;
-  return Deno.env.get(TOKEN_ENV) || undefined;
+  const token = Deno.env.get(TOKEN_ENV);
+  if (!token) return undefined;
+  if (/\s/.test(token)) {
+    throw new UsageError(
+      `Cannot use ${TOKEN_ENV}: it ${
+        token.trim() ? "contains whitespace" : "is only whitespace"
+      }, which no bearer token can carry: set it to a long random secret such as ` +
+        "the output of `openssl rand -hex 32`",
+    );
+  }
+  return token;
 }

@@ -38,6 +38,8 @@ export async function runToolCommand(
     );
   }
   const ws = await openWorkspace({ ...options, headless: options });
+  // The tool may belong to an MCP server that is still starting: wait for it, not for others.
+  if (!ws.registry.lookup(name) && ws.mcp?.isConnecting) await ws.mcp.settle();
   const permissions: PermissionRecord[] = [];
   const controller = new AbortController();
   const onSignal = () => controller.abort();

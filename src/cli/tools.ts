@@ -3,6 +3,7 @@
  * resolves now (config and mode applied), with the reason.
  * @module
  */
+import type { McpServers, McpServerStatus } from "../mcp/mod.ts";
 import { type Policy, summarizeTool, type ToolRegistry } from "../tools/mod.ts";
 import { openWorkspace } from "./workspace.ts";
 import { EXIT } from "./errors.ts";
@@ -29,11 +30,18 @@ export interface ToolListing {
   }[];
   /** Tools a deny hides, with what hid them. */
   hidden: { name: string; reason: string }[];
+  /** The configured MCP servers (absent when none are): `connecting` ones list no tools yet. */
+  mcp_servers?: McpServerStatus[];
 }
 
 /** Every registered tool with the action `policy` resolves for it now. */
 export function toolListing(
-  ws: { registry: ToolRegistry; policy: Policy; worktree: string },
+  ws: {
+    registry: ToolRegistry;
+    policy: Policy;
+    worktree: string;
+    mcp?: McpServers | null | undefined;
+  },
 ): ToolListing {
   const resolved = ws.registry.list().map((tool) => ({ tool, ...ws.policy.resolveStatic(tool) }));
   // spec/tools.md: a deny filters the tool from listings too; say what hid it, not the tool.
@@ -52,7 +60,14 @@ export function toolListing(
       short: summarizeTool(tool),
     };
   });
-  return { mode: ws.policy.mode, worktree: ws.worktree, tools, hidden };
+  const servers = ws.mcp?.statuses();
+  return {
+    mode: ws.policy.mode,
+    worktree: ws.worktree,
+    tools,
+    hidden,
+    ...(servers ? { mcp_servers: servers } : {}),
+  };
 }
 
 /** Prints the listing; exit 0. */
@@ -73,8 +88,17 @@ export async function listTools(options: ToolsCommandOptions): Promise<number> {
       ).join("\n") + "\n" +
       (hidden.length
         ? `hidden by policy: ${hidden.map((h) => `${h.name} (${h.reason})`).join(", ")}\n`
-        : "");
+        : "") +
+      (listing.mcp_servers ?? []).map(describeServer).join("");
   }
   await Deno.stdout.write(new TextEncoder().encode(text));
   return EXIT.ok;
+}
+
+/** One line per MCP server, plus one per tool it lists but replio does not offer. */
+function describeServer(server: McpServerStatus): string {
+  const state = server.state === "ready" ? `ready, ${server.tools} tools` : server.state;
+  const detail = server.detail ? `: ${server.detail}` : "";
+  return `mcp server ${server.name}: ${state}${detail}\n` +
+    server.skipped.map((s) => `  not offered: ${s.name} (${s.reason})\n`).join("");
 }

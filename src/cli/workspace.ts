@@ -5,7 +5,7 @@
  */
 import { type Config, type ConfigKey, loadConfig } from "../config/mod.ts";
 import { type AgentType, CORE_PLUGIN, loadAgentTypes } from "../agents/mod.ts";
-import { startMcpServers } from "../mcp/mod.ts";
+import { type McpServers, startMcpServers } from "../mcp/mod.ts";
 import { createRegistry, loadUserPlugins } from "../plugins/mod.ts";
 import { type HeadlessAnswer, ToolPolicy, type ToolRegistry } from "../tools/mod.ts";
 import { VERSION } from "../version.ts";
@@ -18,6 +18,8 @@ export interface Workspace {
   registry: ToolRegistry;
   policy: ToolPolicy;
   agentTypes: ReadonlyMap<string, AgentType>;
+  /** The configured MCP servers, some perhaps still starting; null when none are configured. */
+  mcp?: McpServers | null;
 }
 
 /** The command-line options every subcommand shares, as commander parses them. */
@@ -28,6 +30,11 @@ export interface WorkspaceOptions {
   baseUrl?: string | undefined;
   /** Set for headless commands (tool, run, serve, mcp): no person answers ask-gated calls. */
   headless?: { yes?: boolean | undefined; no?: boolean | undefined } | undefined;
+  /**
+   * Seconds to wait for MCP servers before returning (default: config `mcp_startup_wait`);
+   * slower servers register their tools when they are up.
+   */
+  mcpWait?: number | undefined;
 }
 
 /** The config values the command line sets (`--model`, `--base-url`), as origin `flag`. */
@@ -48,12 +55,15 @@ export async function openWorkspace(options: WorkspaceOptions): Promise<Workspac
   const worktree = await resolveWorktree(options.path);
   const config = await loadConfig({ worktree, flags: configFlags(options) });
   const userPlugins = await loadUserPlugins(config.get("plugins"), worktree);
-  const mcpPlugins = await startMcpServers(config.get("mcp_servers"), {
+  const mcp = await startMcpServers(config.get("mcp_servers"), {
     worktree,
     version: VERSION,
     warn: (message) => Deno.stderr.writeSync(new TextEncoder().encode(`replio: ${message}\n`)),
   });
-  const registry = createRegistry([CORE_PLUGIN, ...userPlugins, ...mcpPlugins]);
+  const registry = createRegistry([CORE_PLUGIN, ...userPlugins]);
+  mcp?.attach(registry);
+  // A hanging server must not hold up every command: wait a moment, then go on without it.
+  await mcp?.settle((options.mcpWait ?? config.get("mcp_startup_wait")) * 1000);
   const policy = new ToolPolicy({
     config,
     worktree,
@@ -61,5 +71,5 @@ export async function openWorkspace(options: WorkspaceOptions): Promise<Workspac
     headless: options.headless && headlessAnswer(options.headless),
   });
   const agentTypes = await loadAgentTypes(worktree, config);
-  return { worktree, config, registry, policy, agentTypes };
+  return { worktree, config, registry, policy, agentTypes, mcp };
 }

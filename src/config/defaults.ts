@@ -331,6 +331,16 @@ export const CONFIG_KEYS = {
     "MCP servers started over stdio; their tools become `mcp__<server>__<tool>` (docs/mcp.md)",
     { mergesPerEntry: true },
   ),
+  mcp_startup_wait: key(
+    Type.Number({ minimum: 0 }),
+    1,
+    "Seconds a command waits for MCP servers to start; slower ones add their tools when ready",
+  ),
+  mcp_progress_interval: key(
+    Type.Number({ minimum: 0.1 }),
+    10,
+    "Seconds between the progress notifications `replio mcp` sends while a call runs",
+  ),
 } as const;
 
 /** A dotted configuration key. */

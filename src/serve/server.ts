@@ -211,7 +211,18 @@ export class ReplioServer implements AsyncDisposable {
       }
       return;
     }
-    const given = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.get("authorization") ?? "")?.[1];
+    const header = request.headers.get("authorization") ?? "";
+    const scheme = /^(\S+)\s/.exec(header)?.[1];
+    if (scheme !== undefined && scheme.toLowerCase() !== "bearer") {
+      throw new HttpError(
+        401,
+        "unauthorized",
+        `Cannot answer: the Authorization header uses the "${scheme}" scheme, and this API ` +
+          `takes only a bearer token: send "Authorization: Bearer <the server's REPLIO_SERVE_TOKEN>"`,
+        { "www-authenticate": 'Bearer realm="replio"' },
+      );
+    }
+    const given = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
     if (given === undefined || !isSameSecret(given, token)) {
       throw new HttpError(
         401,
