@@ -13,7 +13,6 @@ import {
   type CallToolResult,
   ErrorCode,
   ListToolsRequestSchema,
-  McpError,
   type McpTool,
   Server,
   StdioServerTransport,
@@ -61,12 +60,12 @@ export async function serveToolsOverStdio(options: McpServeOptions): Promise<voi
   // malformed params with a dump of its schema errors before replio could say what is wrong.
   server.fallbackRequestHandler = (request, extra) => {
     if (request.method !== "tools/call") {
-      throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
+      throw new ProtocolError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
     }
     const params = readCallParams(request.params);
     const found = registry.lookup(params.name);
     if (!found) {
-      throw new McpError(
+      throw new ProtocolError(
         ErrorCode.InvalidParams,
         `Unknown tool "${params.name}": call tools/list for the tools replio serves`,
       );
@@ -115,13 +114,13 @@ export async function serveToolsOverStdio(options: McpServeOptions): Promise<voi
 function readCallParams(raw: unknown): CallParams {
   const params = (raw ?? {}) as Record<string, unknown>;
   if (typeof params !== "object" || Array.isArray(params)) {
-    throw new McpError(
+    throw new ProtocolError(
       ErrorCode.InvalidParams,
       `Invalid tools/call params: expected an object with "name" and "arguments"`,
     );
   }
   if (typeof params.name !== "string" || params.name === "") {
-    throw new McpError(
+    throw new ProtocolError(
       ErrorCode.InvalidParams,
       `Invalid tools/call params: "name" must be the name of a tool, got ${
         JSON.stringify(params.name ?? null)
@@ -130,7 +129,7 @@ function readCallParams(raw: unknown): CallParams {
   }
   const args = params.arguments ?? {};
   if (typeof args !== "object" || args === null || Array.isArray(args)) {
-    throw new McpError(
+    throw new ProtocolError(
       ErrorCode.InvalidParams,
       `Invalid tools/call params: "arguments" must be a JSON object, got ${
         JSON.stringify(args)
@@ -179,4 +178,15 @@ function startHeartbeat(options: HeartbeatOptions): () => void {
     }).catch(() => clearInterval(timer));
   }, options.intervalMs);
   return () => clearInterval(timer);
+}
+
+/**
+ * A JSON-RPC error the SDK sends as `{code, message}`. Not the SDK's McpError, whose message
+ * starts with "MCP error -32602:" and would reach clients that prefix it once more.
+ */
+class ProtocolError extends Error {
+  override name = "ProtocolError";
+  constructor(readonly code: number, message: string) {
+    super(message);
+  }
 }
