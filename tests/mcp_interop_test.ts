@@ -123,7 +123,7 @@ Deno.test("replio mcp stops a call the SDK client cancels", async () => {
 });
 
 /** `replio mcp` spoken to line by line, for the protocol details a client library hides. */
-async function rawMcp(cwd: string, env: Record<string, string>, args: string[]) {
+function rawMcp(cwd: string, env: Record<string, string>, args: string[]) {
   const child = replioCommand(["mcp", ...args], { cwd, env, stdin: "" }).spawn();
   const writer = child.stdin.getWriter();
   const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
@@ -157,7 +157,7 @@ async function rawMcp(cwd: string, env: Record<string, string>, args: string[]) 
 
 Deno.test("replio mcp answers an unknown tool with -32602, bad params readably, and ends running calls when stdin closes", async () => {
   await using wt = await mcpWorktree({ mcp_progress_interval: 0.3 });
-  const mcp = await rawMcp(wt.path, wt.env, ["--yes"]);
+  const mcp = rawMcp(wt.path, wt.env, ["--yes"]);
   await mcp.send({
     id: 1,
     method: "initialize",
@@ -256,7 +256,7 @@ Deno.test("server-everything: a result that reads Error: but is no error succeed
   assert.doesNotMatch(tools.stdout, /^mcp__everything__simulate-research-query /m);
   assert.match(
     tools.stdout,
-    /^mcp server everything: ready, \d+ tools\n  not offered: simulate-research-query \(needs MCP task-based execution, which replio does not support yet\)$/m,
+    /^mcp server everything: ready, \d+ tools\n {2}not offered: simulate-research-query \(needs MCP task-based execution, which replio does not support yet\)$/m,
   );
 });
 
