@@ -20,6 +20,7 @@ import {
 import {
   createToolContext,
   invokeTool,
+  modeNames,
   type PermissionRecord,
   type Policy,
   ToolPolicy,
@@ -27,6 +28,12 @@ import {
 } from "../tools/mod.ts";
 import { CollectingSink } from "../ui/collecting_sink.ts";
 import type { Sink } from "../ui/events.ts";
+import {
+  ChatStreamSink,
+  completionBody,
+  listModels,
+  parseChatRequest,
+} from "./chat_completions.ts";
 import { HttpError } from "./http_error.ts";
 import { isLoopbackHost } from "./is_loopback_host.ts";
 import { parseTurnRequest, type TurnRequest } from "./parse_turn_request.ts";
@@ -119,6 +126,9 @@ export class ReplioServer implements AsyncDisposable {
       route("POST", "/v1/turns", (request) => this.#postTurn(request)),
       route("GET", "/v1/sessions", () => this.#listSessions()),
       route("GET", "/v1/sessions/:id", (_request, { id }) => this.#showSession(id ?? "")),
+      // The OpenAI-compatible face: any OpenAI client can use replio as a tool-using model.
+      route("GET", "/v1/models", () => this.#listModels()),
+      route("POST", "/v1/chat/completions", (request) => this.#postChat(request)),
     ];
     this.#server = Deno.serve({
       hostname: options.hostname,
@@ -297,7 +307,7 @@ export class ReplioServer implements AsyncDisposable {
     return jsonResponse(body);
   }
 
-  async #postTurn(request: Request): Promise<Response> {
+  #refuseWhileClosing(): void {
     if (this.#closing.signal.aborted) {
       throw new HttpError(
         503,
@@ -305,6 +315,10 @@ export class ReplioServer implements AsyncDisposable {
         "Cannot start a turn: the server is shutting down: start it again and retry",
       );
     }
+  }
+
+  async #postTurn(request: Request): Promise<Response> {
+    this.#refuseWhileClosing();
     const turn = parseTurnRequest(await readJsonObject(request));
     const policy = this.#policyFor(turn.mode);
     const cancel = new AbortController();
@@ -322,6 +336,54 @@ export class ReplioServer implements AsyncDisposable {
         const message = error instanceof Error ? error.message : String(error);
         stream.emit({ type: "error", code: "internal", message });
         stream.close();
+      },
+    );
+    return new Response(stream.body, { headers: SSE_HEADERS });
+  }
+
+  #listModels(): Promise<Response> {
+    const created = Math.floor(Date.now() / 1000);
+    return Promise.resolve(jsonResponse(listModels(modeNames(this.#ws.config), created)));
+  }
+
+  /** One turn as a chat completion: the mode is the model, the answer the assistant message. */
+  async #postChat(request: Request): Promise<Response> {
+    this.#refuseWhileClosing();
+    const chat = parseChatRequest(await readJsonObject(request), modeNames(this.#ws.config));
+    const id = `chatcmpl-${crypto.randomUUID()}`;
+    const created = Math.floor(Date.now() / 1000);
+    const cancel = new AbortController();
+    const stream = chat.stream
+      ? new ChatStreamSink({ request: chat, id, created, onCancel: () => cancel.abort() })
+      : null;
+    const { done } = await this.#startTurn({
+      prompt: chat.prompt,
+      mode: chat.mode,
+      ...(chat.session === undefined ? {} : { session: chat.session }),
+    }, {
+      policy: this.#policyFor(chat.mode),
+      sink: stream ?? new CollectingSink(),
+      signal: AbortSignal.any([cancel.signal, request.signal, this.#closing.signal]),
+    });
+    if (!stream) {
+      const result = await done;
+      if (result.status === "error") {
+        // An OpenAI client treats any 200 as an answer; a failed turn must not look like one.
+        throw new HttpError(
+          502,
+          "turn_failed",
+          `Cannot answer: the turn failed: ${
+            result.errors.map((e) => e.message).join("; ")
+          }: see session "${result.session}" (GET /v1/sessions/${result.session})`,
+        );
+      }
+      return jsonResponse(completionBody(chat, id, created, result));
+    }
+    done.then(
+      (result) => stream.finish(result),
+      (error) => {
+        this.#options.onInternalError?.(error);
+        stream.end();
       },
     );
     return new Response(stream.body, { headers: SSE_HEADERS });
