@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { parse as parseYaml } from "yaml";
 import { loadMcpSdk } from "../src/mcp/mod.ts";
 import { MAIN, replioCommand, runReplio } from "./support/replio_process.ts";
 import { tempWorktree } from "./support/worktree.ts";
@@ -19,6 +20,18 @@ const PINNED: Record<string, string> = JSON.parse(
 ).imports;
 const EVERYTHING = PINNED["@modelcontextprotocol/server-everything"]!;
 const FILESYSTEM = PINNED["@modelcontextprotocol/server-filesystem"]!;
+
+/** The `mcp_servers` example of docs/mcp.md's "Tested with" section, which these tests run. */
+async function documentedServers(): Promise<Record<string, { command: string; args: string[] }>> {
+  const page = await Deno.readTextFile(new URL("../docs/mcp.md", import.meta.url));
+  const section = page.split(/^## /m).find((s) => s.startsWith("Tested with")) ?? "";
+  const yaml = /^```yaml\n([\s\S]*?)^```$/m.exec(section)?.[1] ?? "";
+  const servers = parseYaml(yaml).mcp_servers;
+  // The page names the same pinned versions the tests fetch.
+  assert.deepEqual(servers.everything.args.at(2), EVERYTHING);
+  assert.deepEqual(servers.files.args.at(2), FILESYSTEM);
+  return servers;
+}
 
 /** Fetches the reference servers once, so no test spends its connect time downloading. */
 const cached = new Deno.Command(Deno.execPath(), {
@@ -228,12 +241,10 @@ Deno.test("replio mcp answers an unknown tool with -32602, bad params readably, 
   assert.ok(state === "gone" || state === "Z", `the command's process is ${state}`);
 });
 
-Deno.test("server-everything: a result that reads Error: but is no error succeeds; task-only tools are not offered", async () => {
+Deno.test("server-everything, configured as docs/mcp.md shows: a result that reads Error: but is no error succeeds; task-only tools are not offered", async () => {
   await cached;
-  await using wt = await mcpWorktree({
-    mcp_servers: { everything: { command: Deno.execPath(), args: ["run", "-A", EVERYTHING] } },
-    mcp_startup_wait: 30,
-  });
+  const { everything } = await documentedServers();
+  await using wt = await mcpWorktree({ mcp_servers: { everything }, mcp_startup_wait: 30 });
   const annotated = await wt.replio(
     "tool",
     "mcp__everything__get-annotated-message",
@@ -260,18 +271,18 @@ Deno.test("server-everything: a result that reads Error: but is no error succeed
   );
 });
 
-Deno.test("server-filesystem lists a directory through replio tool", async () => {
+Deno.test("server-filesystem, configured as docs/mcp.md shows, lists a directory through replio tool", async () => {
   await cached;
-  await using wt = await mcpWorktree({
-    mcp_servers: { fs: { command: Deno.execPath(), args: ["run", "-A", FILESYSTEM, "."] } },
-    mcp_startup_wait: 30,
-  }, { "notes.txt": "hi\n" });
-  const listed = await wt.replio("tool", "mcp__fs__list_directory", '{"path":"."}', "--yes");
+  const { files } = await documentedServers();
+  await using wt = await mcpWorktree({ mcp_servers: { files }, mcp_startup_wait: 30 }, {
+    "notes.txt": "hi\n",
+  });
+  const listed = await wt.replio("tool", "mcp__files__list_directory", '{"path":"."}', "--yes");
   assert.equal(listed.code, 0, listed.stderr);
   assert.match(listed.stdout, /^\[FILE\] notes\.txt$/m);
   const outside = await wt.replio(
     "tool",
-    "mcp__fs__read_text_file",
+    "mcp__files__read_text_file",
     '{"path":"/etc/hostname"}',
     "--yes",
   );

@@ -688,3 +688,47 @@ Deno.test("the openai SDK gets 413 for an oversized chat body and 404 for an unk
   );
   assert.equal(mock.requests.length, 0);
 });
+
+/** The `sh` and `json` blocks of one `## ` section of docs/serve.md, in order. */
+async function docExamples(heading: string): Promise<{ lang: string; text: string }[]> {
+  const page = await Deno.readTextFile(new URL("../docs/serve.md", import.meta.url));
+  const section = page.split(/^## /m).find((s) => s.startsWith(heading)) ?? "";
+  return [...section.matchAll(/^```(\w*)\n([\s\S]*?)^```$/gm)].map((m) => ({
+    lang: m[1]!,
+    text: m[2]!,
+  }));
+}
+
+Deno.test("docs/serve.md's curl examples of the OpenAI-compatible endpoints run as shown", async () => {
+  await using wt = await tempWorktree({ "README.md": "# Demo\n" });
+  await using mock = startMockModel([
+    { toolCalls: [{ name: "file_read", arguments: { path: "README.md" } }] },
+    { text: "It is a demo." },
+  ]);
+  await using served = await serve(wt.path, mock);
+  const examples = await docExamples("OpenAI-compatible");
+  const commands = examples.filter((e) => e.lang === "sh");
+  assert.equal(commands.length, 2);
+  for (const { text } of commands) {
+    const shown = examples[examples.findIndex((e) => e.text === text) + 1]!;
+    assert.equal(shown.lang, "json");
+    const documented = JSON.parse(shown.text);
+    const run = await new Deno.Command("sh", {
+      args: ["-c", text],
+      env: { U: served.base },
+    }).output();
+    assert.equal(run.code, 0, decode(run.stderr));
+    const got = JSON.parse(decode(run.stdout));
+    assert.deepEqual(Object.keys(got), Object.keys(documented), text);
+    if (got.object === "list") {
+      assert.deepEqual(
+        got.data.map((m: { id: string }) => m.id),
+        documented.data.map((m: { id: string }) => m.id),
+      );
+    } else {
+      assert.deepEqual(got.choices, documented.choices);
+      assert.deepEqual(Object.keys(got.replio), Object.keys(documented.replio));
+      assert.deepEqual(got.replio.tool_calls[0].output, documented.replio.tool_calls[0].output);
+    }
+  }
+});
