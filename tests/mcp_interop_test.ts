@@ -346,3 +346,32 @@ Deno.test("replio mcp answers initialize at once and announces a slow server's t
   const after = (await client.listTools()).tools.map((t) => t.name);
   assert.ok(after.includes("mcp__slow__echo"), after.join(", "));
 });
+
+Deno.test("a crashed MCP server whose restart fails says why and backs off before the next try", async () => {
+  await using wt = await mcpWorktree({});
+  const marker = join(wt.path, "started.txt");
+  await Deno.writeTextFile(
+    join(wt.path, ".replio/config.yaml"),
+    JSON.stringify({
+      mcp_servers: { mid: echoServer("--with-crash", "--start-once", marker) },
+      tool_permission: { mcp: "allow" },
+    }),
+  );
+  await using client = await sdkClient(wt, []);
+  await untilListed(client, "mcp__mid__crash");
+  const text = async (name: string, args: Record<string, unknown> = {}) => {
+    const result = await client.callTool({ name, arguments: args });
+    return (result.content as { text: string }[])[0]!.text;
+  };
+  assert.match(await text("mcp__mid__crash"), /^Error: MCP server "mid" exited with code 3 while/);
+  assert.equal(
+    await text("mcp__mid__echo", { text: "again" }),
+    `Error: MCP server "mid" exited with code 3 and could not be restarted: it exited with code 4 ` +
+      `during start-up (its stderr: echo: ${marker} exists: this server starts only once): ` +
+      "replio tries again in 1 s; check mcp_servers.mid, or use another tool",
+  );
+  assert.match(
+    await text("mcp__mid__echo", { text: "at once" }),
+    /^Error: MCP server "mid" exited with code 3 and its last restart failed: replio tries again in 1 s: use another tool meanwhile$/,
+  );
+});

@@ -288,16 +288,18 @@ class ServerConnection {
     });
     const client = new Client({ name: "replio", version: this.options.version });
     const deadline = new AbortController();
+    let child: ChildProcess | undefined;
     try {
       timer = setTimeout(() => {
         // Killed before the abort: once the SDK gives up on the request it forgets the pid.
         this.kill();
         deadline.abort(new DOMException("no answer in time", "TimeoutError"));
       }, CONNECT_TIMEOUT_MS);
-      await client.connect(transport, { signal: deadline.signal });
-      // The SDK keeps the child private and reports only that it closed; the exit code is what
-      // tells the user (and the model) what happened.
-      const child = (transport as unknown as { _process?: ChildProcess })._process;
+      const connected = client.connect(transport, { signal: deadline.signal });
+      // The SDK keeps the child private and reports only that the connection closed; the exit
+      // code is what tells the user (and the model) what happened. It spawns synchronously.
+      child = (transport as unknown as { _process?: ChildProcess })._process;
+      await connected;
       client.onclose = () => {
         if (this.#client !== client) return;
         this.#exit = describeExit(child);
@@ -317,6 +319,9 @@ class ServerConnection {
       return tools;
     } catch (error) {
       this.kill();
+      if (isConnectionClosed(error) && child) {
+        throw new Error(`it ${describeExit(child)} during start-up`, { cause: error });
+      }
       throw error;
     } finally {
       clearTimeout(timer);

@@ -1,8 +1,9 @@
 /**
  * A tiny MCP server on stdio for tests, written with the SDK: `echo(text)` returns the text,
  * `add(a, b)` returns the sum, `crash()` (with `--with-crash`) makes the process exit with code 3 mid-call. Run it with
- * `deno run -A tests/support/mcp_echo_server.ts [--with-crash] [--start-delay-ms N]`; the
- * delay holds back the connection, as a slow server would.
+ * `deno run -A tests/support/mcp_echo_server.ts [--with-crash] [--start-delay-ms N]
+ * [--start-once MARKER]`; the delay holds back the connection, as a slow server would, and
+ * `--start-once` makes every start after the first fail.
  * @module
  */
 import process from "node:process";
@@ -60,6 +61,18 @@ server.setRequestHandler(CallToolRequestSchema, (request) => {
 });
 
 process.stdin.once("end", () => Deno.exit(0));
+// A server that starts once: a restart finds the marker file and fails, as a broken one would.
+const onceAt = Deno.args.indexOf("--start-once");
+if (onceAt !== -1) {
+  const marker = Deno.args[onceAt + 1]!;
+  try {
+    await Deno.writeTextFile(marker, "started\n", { createNew: true });
+  } catch (error) {
+    if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
+    console.error(`echo: ${marker} exists: this server starts only once`);
+    Deno.exit(4);
+  }
+}
 const delayAt = Deno.args.indexOf("--start-delay-ms");
 if (delayAt !== -1) {
   await new Promise((resolve) => setTimeout(resolve, Number(Deno.args[delayAt + 1])));
