@@ -562,13 +562,41 @@ function openaiClient(served: Served): OpenAI {
   return new OpenAI({ baseURL: served.base + "/v1", apiKey: "unused", maxRetries: 0 });
 }
 
-Deno.test("the openai SDK lists replio's modes as models", async () => {
+Deno.test("the openai SDK lists replio's modes and agent types as models", async () => {
   await using wt = await tempWorktree();
   await using mock = startMockModel();
   await using served = await serve(wt.path, mock);
   const models = [];
   for await (const model of openaiClient(served).models.list()) models.push(model.id);
-  assert.deepEqual(models, ["replio/default", "replio/plan"]);
+  assert.deepEqual(models, [
+    "replio/default",
+    "replio/plan",
+    "replio/agent/general",
+    "replio/agent/explore",
+  ]);
+});
+
+Deno.test("a chat completion for replio/agent/explore runs as that agent type: its prompt, its narrower policy", async () => {
+  await using wt = await tempWorktree({ "a.txt": "x\n" });
+  await using mock = startMockModel([
+    { toolCalls: [{ name: "file_write", arguments: { path: "b.txt", content: "y" } }] },
+    { text: "I only read" },
+  ]);
+  await using served = await serve(wt.path, mock, { args: ["--yes"] });
+  const completion = await openaiClient(served).chat.completions.create({
+    model: "replio/agent/explore",
+    messages: [{ role: "user", content: "write b.txt" }],
+  });
+  assert.equal(completion.choices[0]!.message.content, "I only read");
+  const system = mock.requests[0]!.messages[0]!.content as string;
+  assert.match(system, /You are a read-only exploration sub-agent/);
+  const offered = (mock.requests[0]!.tools as { function: { name: string } }[] ?? [])
+    .map((t) => t.function.name);
+  assert.ok(offered.includes("file_read") && !offered.includes("file_write"), offered.join());
+  // Even under --yes, the type's deny holds: the file was never written.
+  const { replio } = completion as unknown as { replio: { tool_calls: { is_error: boolean }[] } };
+  assert.equal(replio.tool_calls[0]!.is_error, true);
+  assert.equal(await Deno.stat(`${wt.path}/b.txt`).catch(() => null), null);
 });
 
 const READ_THEN_ANSWER = [
@@ -684,7 +712,7 @@ Deno.test("the openai SDK gets 413 for an oversized chat body and 404 for an unk
   assert.equal(unknown.status, 404);
   assert.match(
     unknown.message,
-    /Cannot use model "gpt-4o": replio serves "replio\/default", "replio\/plan"/,
+    /Cannot use model "gpt-4o": replio serves "replio\/default", "replio\/plan", "replio\/agent\/general"/,
   );
   assert.equal(mock.requests.length, 0);
 });

@@ -53,7 +53,15 @@ export async function runServer(options: ServeCommandOptions): Promise<number> {
         registry: ws.registry,
         policy: ws.policy,
         provider,
-        createAgent: (parts) => createRootAgent(ws, { provider, ...parts }),
+        agentTypes: [...ws.agentTypes.keys()],
+        createAgent: async ({ agentType, ...parts }) => {
+          const type = agentType === undefined ? undefined : ws.agentTypes.get(agentType);
+          // A type that names its own model talks to it, as it does when delegated to.
+          const typeProvider = type?.model
+            ? await createProvider(ws.config, { model: type.model })
+            : provider;
+          return createRootAgent(ws, { provider: typeProvider, ...parts, agentType: type });
+        },
         listTools: (policy) => toolListing({ ...ws, policy }),
       },
       onInternalError: (error) => {

@@ -10,14 +10,25 @@ import type { ConfirmAnswer, Sink, TurnEvent } from "../ui/events.ts";
 import { toWire } from "../ui/stream_json.ts";
 import { HttpError } from "./http_error.ts";
 
-/** Every model name starts with this; the rest names a mode. */
+/** Every model name starts with this; the rest names a mode or `agent/<type>`. */
 export const MODEL_PREFIX = "replio/";
+
+/** After {@link MODEL_PREFIX}, this marks an agent type rather than a mode. */
+const AGENT_PREFIX = "agent/";
+
+/** What the model names of a server are made of. */
+export interface ModelSources {
+  modes: readonly string[];
+  agentTypes: readonly string[];
+}
 
 /** A chat completion request, reduced to what a replio turn needs. */
 export interface ChatRequest {
   /** The model as the client named it, echoed in every response. */
   model: string;
-  mode: string;
+  /** The mode of the turn; absent for an agent type, which runs in the server's mode. */
+  mode?: string;
+  agentType?: string;
   prompt: string;
   stream: boolean;
   /** `stream_options.include_usage`: a last chunk with the usage. */
@@ -27,51 +38,68 @@ export interface ChatRequest {
 }
 
 /**
- * The `GET /v1/models` body: one model per mode.
+ * Every model name a server answers to: its modes, then its agent types.
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * assert.deepEqual(listModels(["default"], 7).data, [
+ * assert.deepEqual(
+ *   modelNames({ modes: ["default", "plan"], agentTypes: ["explore"] }),
+ *   ["replio/default", "replio/plan", "replio/agent/explore"],
+ * );
+ * ```
+ */
+export function modelNames(sources: ModelSources): string[] {
+  return [
+    ...sources.modes.map((mode) => MODEL_PREFIX + mode),
+    ...sources.agentTypes.map((type) => `${MODEL_PREFIX}${AGENT_PREFIX}${type}`),
+  ];
+}
+
+/**
+ * The `GET /v1/models` body: one model per mode and agent type.
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(listModels({ modes: ["default"], agentTypes: [] }, 7).data, [
  *   { id: "replio/default", object: "model", created: 7, owned_by: "replio" },
  * ]);
  * ```
  */
-export function listModels(modes: readonly string[], created: number) {
+export function listModels(sources: ModelSources, created: number) {
   return {
     object: "list",
-    data: modes.map((mode) => ({
-      id: MODEL_PREFIX + mode,
-      object: "model",
-      created,
-      owned_by: "replio",
-    })),
+    data: modelNames(sources).map((id) => ({ id, object: "model", created, owned_by: "replio" })),
   };
 }
 
 /** Reads a chat completion body; throws HttpError 400 or 404 (unknown model). */
 export function parseChatRequest(
   body: Record<string, unknown>,
-  modes: readonly string[],
+  sources: ModelSources,
 ): ChatRequest {
   const model = body.model;
-  const mode = typeof model === "string" && model.startsWith(MODEL_PREFIX)
-    ? model.slice(MODEL_PREFIX.length)
-    : undefined;
-  if (mode === undefined || !modes.includes(mode)) {
+  const names = modelNames(sources);
+  if (typeof model !== "string" || !names.includes(model)) {
     throw new HttpError(
       404,
       "model_not_found",
       `Cannot use model ${JSON.stringify(model ?? null)}: replio serves ${
-        modes.map((m) => `"${MODEL_PREFIX}${m}"`).join(", ")
+        names.map((m) => `"${m}"`).join(", ")
       }: pick one (GET /v1/models lists them)`,
     );
   }
+  const name = model.slice(MODEL_PREFIX.length);
+  const type = name.startsWith(AGENT_PREFIX) ? name.slice(AGENT_PREFIX.length) : undefined;
+  // A mode may itself be called "agent/x"; a mode listed first wins, as in modelNames.
+  const target = type !== undefined && !sources.modes.includes(name)
+    ? { agentType: type }
+    : { mode: name };
   const messages = readMessages(body.messages);
   const extension = (body.replio ?? {}) as { session?: unknown };
   const streamOptions = (body.stream_options ?? {}) as { include_usage?: unknown };
   return {
-    model: model as string,
-    mode,
+    model,
+    ...target,
     prompt: promptOf(messages),
     stream: body.stream === true,
     includeUsage: streamOptions.include_usage === true,

@@ -49,8 +49,15 @@ export interface ServeWorkspace {
   /** The server's mode, carrying the headless answer (`--yes` or not) for ask-gated calls. */
   policy: Policy;
   provider: Provider;
-  /** The root agent of one turn, wired as `replio run` wires it (delegate, agent types). */
-  createAgent(parts: { session: Session; sink: Sink; policy: Policy }): Agent;
+  /** Agent types a chat completion may name as its model (`replio/agent/<type>`). */
+  agentTypes: readonly string[];
+  /**
+   * The root agent of one turn, wired as `replio run` wires it (delegate, agent types); with
+   * `agentType`, running as that type.
+   */
+  createAgent(
+    parts: { session: Session; sink: Sink; policy: Policy; agentType?: string },
+  ): Agent | Promise<Agent>;
   /** The listing `replio tools --json` prints, under `policy`. */
   listTools(policy: Policy): unknown;
 }
@@ -341,15 +348,19 @@ export class ReplioServer implements AsyncDisposable {
     return new Response(stream.body, { headers: SSE_HEADERS });
   }
 
+  #modelSources() {
+    return { modes: modeNames(this.#ws.config), agentTypes: this.#ws.agentTypes };
+  }
+
   #listModels(): Promise<Response> {
     const created = Math.floor(Date.now() / 1000);
-    return Promise.resolve(jsonResponse(listModels(modeNames(this.#ws.config), created)));
+    return Promise.resolve(jsonResponse(listModels(this.#modelSources(), created)));
   }
 
   /** One turn as a chat completion: the mode is the model, the answer the assistant message. */
   async #postChat(request: Request): Promise<Response> {
     this.#refuseWhileClosing();
-    const chat = parseChatRequest(await readJsonObject(request), modeNames(this.#ws.config));
+    const chat = parseChatRequest(await readJsonObject(request), this.#modelSources());
     const id = `chatcmpl-${crypto.randomUUID()}`;
     const created = Math.floor(Date.now() / 1000);
     const cancel = new AbortController();
@@ -358,10 +369,10 @@ export class ReplioServer implements AsyncDisposable {
       : null;
     const { done } = await this.#startTurn({
       prompt: chat.prompt,
-      mode: chat.mode,
       ...(chat.session === undefined ? {} : { session: chat.session }),
     }, {
       policy: this.#policyFor(chat.mode),
+      ...(chat.agentType === undefined ? {} : { agentType: chat.agentType }),
       sink: stream ?? new CollectingSink(),
       signal: AbortSignal.any([cancel.signal, request.signal, this.#closing.signal]),
     });
@@ -395,7 +406,7 @@ export class ReplioServer implements AsyncDisposable {
    */
   async #startTurn(
     turn: TurnRequest,
-    parts: { policy: Policy; sink: Sink; signal: AbortSignal },
+    parts: { policy: Policy; sink: Sink; signal: AbortSignal; agentType?: string },
   ): Promise<{ done: Promise<TurnResult> }> {
     const { worktree, config, provider } = this.#ws;
     // A named session is reserved before its file is read: a second turn must not resume it.
@@ -412,7 +423,12 @@ export class ReplioServer implements AsyncDisposable {
       using _lock = lock;
       using _session = session;
       parts.sink.emit({ type: "session", id: session.id });
-      const agent = this.#ws.createAgent({ session, sink: parts.sink, policy: parts.policy });
+      const agent = await this.#ws.createAgent({
+        session,
+        sink: parts.sink,
+        policy: parts.policy,
+        ...(parts.agentType === undefined ? {} : { agentType: parts.agentType }),
+      });
       return await agent.runTurn(turn.prompt, parts.signal);
     };
     const done = run();
