@@ -95,10 +95,8 @@ export async function listTools(options: ToolsCommandOptions): Promise<number> {
   return EXIT.ok;
 }
 
-/** One line per MCP server, plus one per tool it lists but replio does not offer. */
+/** One line per MCP server: its state, and why it failed or exited. */
 function describeServer(server: McpServerStatus): string {
   const state = server.state === "ready" ? `ready, ${server.tools} tools` : server.state;
-  const detail = server.detail ? `: ${server.detail}` : "";
-  return `mcp server ${server.name}: ${state}${detail}\n` +
-    server.skipped.map((s) => `  not offered: ${s.name} (${s.reason})\n`).join("");
+  return `mcp server ${server.name}: ${state}${server.detail ? `: ${server.detail}` : ""}\n`;
 }

@@ -60,8 +60,6 @@ export interface McpServerStatus {
   tools: number;
   /** Why it failed or exited. */
   detail?: string;
-  /** Tools listed by the server but not offered, with the reason. */
-  skipped: { name: string; reason: string }[];
 }
 
 /**
@@ -136,7 +134,7 @@ export class McpServers {
       this.#taken.add(name);
       registry.register(
         toolSpec(name, server.name, tool),
-        (args: ToolArgs, ctx: ToolContext) => server.call(tool.name, args, ctx),
+        (args: ToolArgs, ctx: ToolContext) => server.call(tool, args, ctx),
       );
       server.registered++;
     }
@@ -161,7 +159,6 @@ export function mcpToolName(server: string, tool: string): string {
 class ServerConnection {
   state: McpServerState = "connecting";
   tools: McpTool[] = [];
-  skipped: { name: string; reason: string }[] = [];
   isRegistered = false;
   registered = 0;
   /** Settles (never rejects) when the first start has succeeded or failed. */
@@ -190,25 +187,13 @@ class ServerConnection {
       state: this.state,
       tools: this.registered,
       ...(this.#detail === undefined ? {} : { detail: this.#detail }),
-      skipped: this.skipped,
     };
   }
 
   /** The first start: reports a failure through `warn`; true when the tools are listed. */
   async connect(): Promise<boolean> {
     try {
-      const tools = await this.#open();
-      for (const tool of tools) {
-        // The SDK's client cannot run task-based calls; offering the tool would only fail.
-        if (tool.execution?.taskSupport === "required") {
-          this.skipped.push({
-            name: tool.name,
-            reason: "needs MCP task-based execution, which replio does not support yet",
-          });
-        } else {
-          this.tools.push(tool);
-        }
-      }
+      this.tools = await this.#open();
       this.state = "ready";
       return true;
     } catch (error) {
@@ -231,39 +216,87 @@ class ServerConnection {
     }
   }
 
-  async call(tool: string, args: ToolArgs, ctx: ToolContext): Promise<string> {
+  async call(tool: McpTool, args: ToolArgs, ctx: ToolContext): Promise<string> {
     if (this.state === "exited") await this.#restart();
-    const client = this.#client!;
     const timeoutSeconds = ctx.config.get("tool_timeout");
     let result: CallToolResult;
     try {
-      result = await client.callTool({ name: tool, arguments: args }, undefined, {
-        signal: ctx.signal,
-        timeout: timeoutSeconds * 1000,
-      }) as CallToolResult;
+      result = tool.execution?.taskSupport === "required"
+        ? await this.#callAsTask(tool.name, args, ctx, timeoutSeconds * 1000)
+        : await this.#client!.callTool({ name: tool.name, arguments: args }, undefined, {
+          signal: ctx.signal,
+          timeout: timeoutSeconds * 1000,
+          ...(ctx.progress ? { onprogress: reportProgress(ctx.progress) } : {}),
+        }) as CallToolResult;
     } catch (error) {
       if (ctx.signal.aborted) throw error;
       if (isTimeout(error)) {
         throw new Error(
-          `MCP server "${this.name}" did not answer "${tool}" within ${timeoutSeconds} s: ` +
+          `MCP server "${this.name}" did not answer "${tool.name}" within ${timeoutSeconds} s: ` +
             `try a smaller request, or raise tool_timeout`,
         );
       }
       if (this.state === "exited" || isConnectionClosed(error)) {
         this.state = "exited";
         throw new Error(
-          `MCP server "${this.name}" ${this.#exit} while running "${tool}"${this.#stderrNote()}: ` +
+          `MCP server "${this.name}" ${this.#exit} while running "${tool.name}"${this.#stderrNote()}: ` +
             `replio restarts it on the next call: retry once, or use another tool`,
         );
       }
       const detail = error instanceof Error ? error.message : String(error);
       throw new Error(
-        `MCP server "${this.name}" failed to run "${tool}": ${detail}: check the arguments`,
+        `MCP server "${this.name}" failed to run "${tool.name}": ${detail}: check the arguments`,
       );
     }
     const text = describeContent(result);
     if (result.isError) throw new Error(text);
     return text;
+  }
+
+  /**
+   * A call the server runs as an MCP task (`execution.taskSupport: "required"`): created, then
+   * polled until it ends; its status messages are the call's progress. Cancelling the call
+   * cancels the task on the server too.
+   */
+  async #callAsTask(
+    tool: string,
+    args: ToolArgs,
+    ctx: ToolContext,
+    timeoutMs: number,
+  ): Promise<CallToolResult> {
+    const client = this.#client!;
+    const signal = AbortSignal.any([
+      ctx.signal,
+      AbortSignal.timeout(timeoutMs),
+    ]);
+    let taskId: string | undefined;
+    try {
+      const stream = client.experimental.tasks.callToolStream(
+        { name: tool, arguments: args },
+        undefined,
+        { signal, timeout: timeoutMs, task: {} },
+      );
+      for await (const message of stream) {
+        if (message.type === "taskCreated" || message.type === "taskStatus") {
+          taskId = message.task.taskId;
+          if (message.task.statusMessage) ctx.progress?.(message.task.statusMessage);
+        } else if (message.type === "result") {
+          return message.result as CallToolResult;
+        } else {
+          throw message.error;
+        }
+      }
+      throw new Error(`task of "${tool}" ended without a result`);
+    } catch (error) {
+      if (signal.aborted && taskId !== undefined) {
+        // Best effort: the server may have finished or gone meanwhile.
+        await client.experimental.tasks.cancelTask(taskId).catch(() => undefined);
+      }
+      if (signal.aborted && !ctx.signal.aborted) {
+        throw new DOMException("no answer in time", "TimeoutError");
+      }
+      throw error;
+    }
   }
 
   #stderr = "";
@@ -364,6 +397,12 @@ class ServerConnection {
     const lastLine = stripVTControlCharacters(this.#stderr).trim().split("\n").at(-1)?.trim();
     return lastLine ? ` (its stderr: ${lastLine})` : "";
   }
+}
+
+/** An MCP progress notification as one line: its message, or how far along it is. */
+function reportProgress(progress: (message: string) => void) {
+  return (p: { progress: number; total?: number | undefined; message?: string | undefined }) =>
+    progress(p.message ?? (p.total ? `${p.progress} of ${p.total}` : `${p.progress}`));
 }
 
 function describeExit(child: ChildProcess | undefined): string {

@@ -70,7 +70,7 @@ export async function serveToolsOverStdio(options: McpServeOptions): Promise<voi
         `Unknown tool "${params.name}": call tools/list for the tools replio serves`,
       );
     }
-    const stopHeartbeat = startHeartbeat({
+    const heartbeat = startHeartbeat({
       token: params.progressToken,
       intervalMs: config.get("mcp_progress_interval") * 1000,
       tool: params.name,
@@ -79,7 +79,12 @@ export async function serveToolsOverStdio(options: McpServeOptions): Promise<voi
     const call = invokeTool({
       registry,
       policy,
-      ctx: createToolContext({ config, worktree, signal: extra.signal }),
+      ctx: createToolContext({
+        config,
+        worktree,
+        signal: extra.signal,
+        ...(heartbeat ? { progress: heartbeat.report } : {}),
+      }),
       sink: new CollectingSink(),
     }, {
       id: `mcp_${extra.requestId}`,
@@ -88,7 +93,7 @@ export async function serveToolsOverStdio(options: McpServeOptions): Promise<voi
     }).then((outcome): CallToolResult => ({
       content: [{ type: "text", text: outcome.output }],
       isError: outcome.isError,
-    })).finally(stopHeartbeat);
+    })).finally(() => heartbeat?.stop());
     const settled = call.then(() => {}, () => {});
     running.add(settled);
     void settled.then(() => running.delete(settled));
@@ -154,30 +159,46 @@ interface HeartbeatOptions {
   }): Promise<void>;
 }
 
+/** A running call's progress reporter: {@link startHeartbeat} made it. */
+interface Heartbeat {
+  /** Sends the tool's own progress message at once (an MCP task's status, a server's report). */
+  report(message: string): void;
+  stop(): void;
+}
+
 /**
- * Sends `notifications/progress` every `intervalMs` while a call runs, when the client gave a
- * progress token: a client that resets its timeout on progress then waits as long as the call
- * takes. Returns the function that stops it.
+ * Sends `notifications/progress` every `intervalMs` while a call runs, and whenever the tool
+ * reports progress, when the client gave a progress token (else null): a client that resets its
+ * timeout on progress then waits as long as the call takes.
  */
-function startHeartbeat(options: HeartbeatOptions): () => void {
+function startHeartbeat(options: HeartbeatOptions): Heartbeat | null {
   const { token } = options;
-  if (token === undefined) return () => {};
+  if (token === undefined) return null;
   const startedAt = Date.now();
   let beats = 0;
-  const timer = setInterval(() => {
+  let latest = "running";
+  const send = () => {
     beats++;
     const seconds = Math.round((Date.now() - startedAt) / 1000);
     options.send({
       method: "notifications/progress",
-      // No total: the tool's length is unknown, so progress only counts heartbeats.
+      // No total: the tool's length is unknown, so progress counts reports.
       params: {
         progressToken: token,
         progress: beats,
-        message: `${options.tool}: running, ${seconds} s`,
+        message: `${options.tool}: ${latest}, ${seconds} s`,
       },
+      // The client is gone: its calls are being cancelled, so stop reporting to it.
     }).catch(() => clearInterval(timer));
-  }, options.intervalMs);
-  return () => clearInterval(timer);
+  };
+  const timer = setInterval(send, options.intervalMs);
+  return {
+    report(message) {
+      latest = message;
+      send();
+    },
+    stop: () => clearInterval(timer),
+  };
 }
 
 /**
