@@ -339,7 +339,7 @@ Deno.test("a crashed MCP server is named with its exit code and restarted on the
   });
 });
 
-Deno.test("a hanging MCP server delays no command: replio tools shows it connecting", async () => {
+Deno.test("a hanging MCP server delays no command: replio tools shows it connecting, replio tool goes on", async () => {
   await using wt = await mcpWorktree({
     mcp_servers: { stuck: { command: "sleep", args: ["60"] }, echo: echoServer() },
     mcp_startup_wait: 1,
@@ -354,6 +354,15 @@ Deno.test("a hanging MCP server delays no command: replio tools shows it connect
   assert.deepEqual(stuck, { name: "stuck", state: "connecting", tools: 0 });
   // Loose on purpose (the machine is shared): the old start-up waited the full 10 s.
   assert.ok(seconds < 8, `replio tools took ${seconds} s`);
+
+  // replio tool waits for its own tool's server only, never for the hanging one.
+  const callStarted = Date.now();
+  const echoed = await wt.replio("tool", "mcp__echo__echo", '{"text":"hi"}', "--yes");
+  assert.deepEqual([echoed.code, echoed.stdout], [0, "hi\n"]);
+  const read = await wt.replio("tool", "file_read", '{"path":".replio/config.yaml"}');
+  assert.equal(read.code, 0);
+  const callSeconds = (Date.now() - callStarted) / 1000;
+  assert.ok(callSeconds < 8, `two replio tool calls took ${callSeconds} s`);
 });
 
 Deno.test("replio mcp answers initialize at once and announces a slow server's tools with list_changed", async () => {

@@ -108,9 +108,21 @@ export class McpServers {
     }
   }
 
-  /** Whether some server is still starting. */
-  get isConnecting(): boolean {
-    return this.#servers.some((s) => s.state === "connecting");
+  /**
+   * Resolves once the attached registry knows `name` or every server has started or failed:
+   * `replio tool` waits for the server of its tool, not for a hanging other one.
+   */
+  async untilRegistered(name: string): Promise<void> {
+    const known = () => this.#registry?.lookup(name) !== undefined;
+    if (known()) return;
+    const registered = Promise.withResolvers<void>();
+    const listener = () => known() && registered.resolve();
+    this.#listeners.add(listener);
+    try {
+      await Promise.race([registered.promise, this.settle()]);
+    } finally {
+      this.#listeners.delete(listener);
+    }
   }
 
   /** Every server with its state, as `replio tools` lists it. */
