@@ -406,3 +406,57 @@ Deno.test("a crashed MCP server whose restart fails says why and backs off befor
     /^Error: MCP server "mid" exited with code 3 and its last restart failed: replio tries again in 1 s: use another tool meanwhile$/,
   );
 });
+
+/** Pids of processes whose command line mentions `text` and whose working directory is `cwd`. */
+async function processesIn(cwd: string, text: string): Promise<number[]> {
+  const pids: number[] = [];
+  for await (const entry of Deno.readDir("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    try {
+      const cmdline = await Deno.readTextFile(`/proc/${entry.name}/cmdline`);
+      if (cmdline.includes(text) && await Deno.realPath(`/proc/${entry.name}/cwd`) === cwd) {
+        pids.push(Number(entry.name));
+      }
+    } catch (error) {
+      // The process ended while we looked, or is not ours to inspect.
+      if (
+        !(error instanceof Deno.errors.NotFound || error instanceof Deno.errors.PermissionDenied)
+      ) {
+        throw error;
+      }
+    }
+  }
+  return pids;
+}
+
+Deno.test("server-filesystem killed under replio mcp is restarted on the next call", async () => {
+  await cached;
+  const { files } = await documentedServers();
+  await using wt = await mcpWorktree({
+    mcp_servers: { files },
+    tool_permission: { mcp: "allow" },
+  }, { "notes.txt": "hi\n" });
+  await using client = await sdkClient(wt, []);
+  await untilListed(client, "mcp__files__list_directory");
+  const list = () =>
+    client.callTool({ name: "mcp__files__list_directory", arguments: { path: "." } });
+  assert.equal((await list()).isError, false);
+
+  const [pid, ...others] = await processesIn(await Deno.realPath(wt.path), "server-filesystem");
+  assert.ok(pid !== undefined && others.length === 0, `one server process: ${pid}, ${others}`);
+  Deno.kill(pid, "SIGKILL");
+  // replio may notice the exit before the next call (restart, then success) or during it (the
+  // error names the signal, and the call after restarts): never "Not connected".
+  let result = await list();
+  if (result.isError) {
+    assert.match(
+      (result.content as { text: string }[])[0]!.text,
+      /^Error: MCP server "files" was killed by SIGKILL while running "list_directory"/,
+    );
+    result = await list();
+  }
+  assert.equal(result.isError, false, JSON.stringify(result));
+  assert.match((result.content as { text: string }[])[0]!.text, /^\[FILE\] notes\.txt$/m);
+  const [restarted] = await processesIn(await Deno.realPath(wt.path), "server-filesystem");
+  assert.ok(restarted !== undefined && restarted !== pid, "a new server process runs");
+});
