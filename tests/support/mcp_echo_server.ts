@@ -69,7 +69,9 @@ if (onceAt !== -1) {
     await Deno.writeTextFile(marker, "started\n", { createNew: true });
   } catch (error) {
     if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
-    console.error(`echo: ${marker} exists: this server starts only once`);
+    Deno.stderr.writeSync(
+      new TextEncoder().encode(`echo: ${marker} exists: this server starts only once\n`),
+    );
     Deno.exit(4);
   }
 }
