@@ -178,6 +178,8 @@ class ServerConnection {
   #startedResolve!: (ok: boolean) => void;
   #client: Client | null = null;
   #transport: StdioClientTransport | null = null;
+  /** The end of the current process's stderr, quoted when it fails. */
+  #stderr = "";
   #detail: string | undefined;
   /** How the process ended, e.g. `exited with code 3`. */
   #exit = "exited";
@@ -310,8 +312,6 @@ class ServerConnection {
       throw error;
     }
   }
-
-  #stderr = "";
 
   /** Spawns the server, connects and lists its tools, within {@link CONNECT_TIMEOUT_MS}. */
   async #open(): Promise<McpTool[]> {
