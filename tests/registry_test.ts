@@ -302,11 +302,6 @@ const THROWN: { name: string; handler: () => string | Promise<string>; output: s
     },
     output: "Error: plain string",
   },
-  {
-    name: "a result the tool marks as an error",
-    handler: () => "Error: nothing matched: try another pattern",
-    output: "Error: nothing matched: try another pattern",
-  },
 ];
 
 for (const { name, handler, output } of THROWN) {
@@ -319,6 +314,13 @@ for (const { name, handler, output } of THROWN) {
     assert.deepEqual(result, { output, isError: true });
   });
 }
+
+Deno.test("ToolRegistry.execute never reads failure from the text: a returned Error: line succeeds", async () => {
+  // server-everything's get-annotated-message succeeds with the text "Error: Operation failed".
+  const tool = echoTool("annotated", () => "Error: Operation failed");
+  const result = await registryOf(tool).execute("annotated", {}, await contextWith());
+  assert.deepEqual(result, { output: "Error: Operation failed", isError: false });
+});
 
 Deno.test("ToolRegistry.execute reports a cancelled call without running it", async () => {
   let ran = false;

@@ -3,6 +3,8 @@
  * server, driven with real HTTP requests (JSON and server-sent events), signals and exit codes.
  */
 import assert from "node:assert/strict";
+import OpenAI from "openai";
+import { MAX_BODY_BYTES } from "../src/serve/mod.ts";
 import { loadSession } from "../src/session/mod.ts";
 import { VERSION } from "../src/version.ts";
 import { type MockModel, startMockModel } from "./support/mock_model.ts";
@@ -501,4 +503,261 @@ Deno.test("replio serve exits 2 on a non-loopback host without a token, a bad po
   const busy = await runReplio(["serve", "--port", port, ...model], { cwd: wt.path });
   assert.equal(busy.code, 2);
   assert.match(busy.stderr, /Cannot listen on 127\.0\.0\.1:\d+: the port is in use/);
+});
+
+Deno.test("replio serve refuses a body over the limit with 413 and never reads it whole", async () => {
+  await using wt = await tempWorktree();
+  await using mock = startMockModel();
+  await using served = await serve(wt.path, mock);
+  const big = JSON.stringify({ path: "x".repeat(MAX_BODY_BYTES) });
+  const declared = await post(served, "/v1/tools/file_read", big);
+  assert.equal(declared.status, 413);
+  assert.deepEqual(declared.body.error, {
+    code: "body_too_large",
+    message: `Cannot read the request body: it is over the limit of ${MAX_BODY_BYTES} bytes: ` +
+      "send a smaller body (shorten the prompt or the history)",
+  });
+  // Chunked, so no Content-Length announces the size: the limit holds while reading.
+  const chunked = await fetch(served.base + "/v1/turns", {
+    method: "POST",
+    body: new Blob([big]).stream(),
+  });
+  assert.equal(chunked.status, 413);
+  await chunked.body?.cancel();
+  const ended = await served.stop();
+  assert.equal(ended.code, 0);
+  assert.equal(ended.stderr, "", "a 413 is no internal error");
+});
+
+Deno.test("replio serve refuses a blank or spaced REPLIO_SERVE_TOKEN and answers Basic auth with 401", async () => {
+  await using wt = await tempWorktree();
+  for (
+    const [token, problem] of [["   ", "is only whitespace"], ["two words", "contains whitespace"]]
+  ) {
+    const refused = await runReplio(["serve", "--port", "0"], {
+      cwd: wt.path,
+      env: { REPLIO_SERVE_TOKEN: token! },
+    });
+    assert.equal(refused.code, 2);
+    assert.equal(
+      refused.stderr,
+      `replio: Cannot use REPLIO_SERVE_TOKEN: it ${problem}, which no bearer token can carry: ` +
+        "set it to a long random secret such as the output of `openssl rand -hex 32`\n",
+    );
+  }
+  await using mock = startMockModel();
+  await using served = await serve(wt.path, mock, { env: { REPLIO_SERVE_TOKEN: "s3cret-token" } });
+  const basic = await api(served, "/v1/health", {
+    headers: { authorization: `Basic ${btoa("me:s3cret-token")}` },
+  });
+  assert.equal(basic.status, 401);
+  assert.equal(
+    basic.body.error.message,
+    `Cannot answer: the Authorization header uses the "Basic" scheme, and this API takes only ` +
+      `a bearer token: send "Authorization: Bearer <the server's REPLIO_SERVE_TOKEN>"`,
+  );
+});
+
+/** The official openai SDK pointed at a running `replio serve`. */
+function openaiClient(served: Served): OpenAI {
+  return new OpenAI({ baseURL: served.base + "/v1", apiKey: "unused", maxRetries: 0 });
+}
+
+Deno.test("the openai SDK lists replio's modes and agent types as models", async () => {
+  await using wt = await tempWorktree();
+  await using mock = startMockModel();
+  await using served = await serve(wt.path, mock);
+  const models = [];
+  for await (const model of openaiClient(served).models.list()) models.push(model.id);
+  assert.deepEqual(models, [
+    "replio/default",
+    "replio/plan",
+    "replio/agent/general",
+    "replio/agent/explore",
+  ]);
+});
+
+Deno.test("a chat completion for replio/agent/explore runs as that agent type: its prompt, its narrower policy", async () => {
+  await using wt = await tempWorktree({ "a.txt": "x\n" });
+  await using mock = startMockModel([
+    { toolCalls: [{ name: "file_write", arguments: { path: "b.txt", content: "y" } }] },
+    { text: "I only read" },
+  ]);
+  await using served = await serve(wt.path, mock, { args: ["--yes"] });
+  const completion = await openaiClient(served).chat.completions.create({
+    model: "replio/agent/explore",
+    messages: [{ role: "user", content: "write b.txt" }],
+  });
+  assert.equal(completion.choices[0]!.message.content, "I only read");
+  const system = mock.requests[0]!.messages[0]!.content as string;
+  assert.match(system, /You are a read-only exploration sub-agent/);
+  const offered = (mock.requests[0]!.tools as { function: { name: string } }[] ?? [])
+    .map((t) => t.function.name);
+  assert.ok(offered.includes("file_read") && !offered.includes("file_write"), offered.join());
+  // Even under --yes, the type's deny holds: the file was never written.
+  const { replio } = completion as unknown as { replio: { tool_calls: { is_error: boolean }[] } };
+  assert.equal(replio.tool_calls[0]!.is_error, true);
+  assert.equal(await Deno.stat(`${wt.path}/b.txt`).catch(() => null), null);
+});
+
+const READ_THEN_ANSWER = [
+  {
+    toolCalls: [
+      { name: "file_read", arguments: { path: "a.txt" } },
+      { name: "run_command", arguments: { command: "echo hi" } },
+    ],
+  },
+  { text: "a.txt holds x" },
+];
+
+Deno.test("the openai SDK gets replio's turn as a chat completion: file_read ran, run_command was denied headless", async () => {
+  await using wt = await tempWorktree({ "a.txt": "x\n" });
+  await using mock = startMockModel(READ_THEN_ANSWER);
+  await using served = await serve(wt.path, mock);
+  const completion = await openaiClient(served).chat.completions.create({
+    model: "replio/default",
+    messages: [{ role: "user", content: "what is in a.txt?" }],
+  });
+  assert.equal(completion.object, "chat.completion");
+  assert.equal(completion.model, "replio/default");
+  assert.deepEqual(completion.choices, [{
+    index: 0,
+    message: { role: "assistant", content: "a.txt holds x" },
+    finish_reason: "stop",
+    logprobs: null,
+  }]);
+  const { replio } = completion as unknown as {
+    replio: { status: string; tool_calls: { name: string; output: string; is_error: boolean }[] };
+  };
+  assert.equal(replio.status, "ok");
+  assert.deepEqual(
+    replio.tool_calls.map(({ name, output, is_error }) => ({ name, output, is_error })),
+    [
+      { name: "file_read", output: "# a.txt - 1 line, 2 chars\n1\tx", is_error: false },
+      {
+        name: "run_command",
+        output:
+          "Error: run_command needs confirmation (tool_permission.bash) and this headless run " +
+          "cannot ask: it was denied; continue without it (the operator can rerun with --yes)",
+        is_error: true,
+      },
+    ],
+  );
+  assert.equal(mock.requests[0]!.messages.at(-1)!.content, "what is in a.txt?");
+  assert.deepEqual(mock.violations, []);
+});
+
+Deno.test("the openai SDK streams replio's turn: content deltas, tool activity in the replio field", async () => {
+  await using wt = await tempWorktree({ "a.txt": "x\n" });
+  await using mock = startMockModel(READ_THEN_ANSWER);
+  await using served = await serve(wt.path, mock);
+  const stream = await openaiClient(served).chat.completions.create({
+    model: "replio/plan",
+    messages: [
+      { role: "system", content: "Answer briefly." },
+      { role: "user", content: "what is in a.txt?" },
+    ],
+    stream: true,
+    stream_options: { include_usage: true },
+  });
+  let content = "";
+  const events: { type: string; name?: string; decision?: string }[] = [];
+  const finishes: (string | null)[] = [];
+  let usage: unknown = null;
+  for await (const chunk of stream) {
+    assert.equal(chunk.object, "chat.completion.chunk");
+    const choice = chunk.choices[0];
+    content += choice?.delta.content ?? "";
+    if (choice?.finish_reason) finishes.push(choice.finish_reason);
+    const event = (chunk as unknown as { replio?: { event?: (typeof events)[0] } }).replio?.event;
+    if (event) events.push(event);
+    if (chunk.usage) usage = chunk.usage;
+  }
+  assert.equal(content, "a.txt holds x");
+  assert.deepEqual(finishes, ["stop"]);
+  assert.deepEqual(events.map((e) => [e.type, e.name ?? e.decision ?? ""]), [
+    ["tool_call", "file_read"],
+    ["permission", "granted"],
+    ["tool_result", "file_read"],
+    ["tool_call", "run_command"],
+    ["permission", "denied"],
+    ["tool_result", "run_command"],
+  ]);
+  assert.ok(usage !== null, "include_usage gives a usage chunk");
+  // The mode named by the model decides: plan mode hides run_command from the model.
+  const offered = (mock.requests[0]!.tools as { function: { name: string } }[] ?? [])
+    .map((t) => t.function.name);
+  assert.ok(offered.includes("file_read") && !offered.includes("run_command"));
+  assert.match(
+    mock.requests[0]!.messages.at(-1)!.content as string,
+    /\[system\]\nAnswer briefly\./,
+  );
+});
+
+Deno.test("the openai SDK gets 413 for an oversized chat body and 404 for an unknown model", async () => {
+  await using wt = await tempWorktree();
+  await using mock = startMockModel();
+  await using served = await serve(wt.path, mock);
+  const client = openaiClient(served);
+  const tooBig = await client.chat.completions.create({
+    model: "replio/default",
+    messages: [{ role: "user", content: "x".repeat(MAX_BODY_BYTES) }],
+  }).catch((error: unknown) => error);
+  assert.ok(tooBig instanceof OpenAI.APIError, String(tooBig));
+  assert.equal(tooBig.status, 413);
+  const unknown = await client.chat.completions.create({
+    model: "gpt-4o",
+    messages: [{ role: "user", content: "hi" }],
+  }).catch((error: unknown) => error);
+  assert.ok(unknown instanceof OpenAI.APIError);
+  assert.equal(unknown.status, 404);
+  assert.match(
+    unknown.message,
+    /Cannot use model "gpt-4o": replio serves "replio\/default", "replio\/plan", "replio\/agent\/general"/,
+  );
+  assert.equal(mock.requests.length, 0);
+});
+
+/** The `sh` and `json` blocks of one `## ` section of docs/serve.md, in order. */
+async function docExamples(heading: string): Promise<{ lang: string; text: string }[]> {
+  const page = await Deno.readTextFile(new URL("../docs/serve.md", import.meta.url));
+  const section = page.split(/^## /m).find((s) => s.startsWith(heading)) ?? "";
+  return [...section.matchAll(/^```(\w*)\n([\s\S]*?)^```$/gm)].map((m) => ({
+    lang: m[1]!,
+    text: m[2]!,
+  }));
+}
+
+Deno.test("docs/serve.md's curl examples of the OpenAI-compatible endpoints run as shown", async () => {
+  await using wt = await tempWorktree({ "README.md": "# Demo\n" });
+  await using mock = startMockModel([
+    { toolCalls: [{ name: "file_read", arguments: { path: "README.md" } }] },
+    { text: "It is a demo." },
+  ]);
+  await using served = await serve(wt.path, mock);
+  const examples = await docExamples("OpenAI-compatible");
+  const commands = examples.filter((e) => e.lang === "sh");
+  assert.equal(commands.length, 2);
+  for (const { text } of commands) {
+    const shown = examples[examples.findIndex((e) => e.text === text) + 1]!;
+    assert.equal(shown.lang, "json");
+    const documented = JSON.parse(shown.text);
+    const run = await new Deno.Command("sh", {
+      args: ["-c", text],
+      env: { U: served.base },
+    }).output();
+    assert.equal(run.code, 0, decode(run.stderr));
+    const got = JSON.parse(decode(run.stdout));
+    assert.deepEqual(Object.keys(got), Object.keys(documented), text);
+    if (got.object === "list") {
+      assert.deepEqual(
+        got.data.map((m: { id: string }) => m.id),
+        documented.data.map((m: { id: string }) => m.id),
+      );
+    } else {
+      assert.deepEqual(got.choices, documented.choices);
+      assert.deepEqual(Object.keys(got.replio), Object.keys(documented.replio));
+      assert.deepEqual(got.replio.tool_calls[0].output, documented.replio.tool_calls[0].output);
+    }
+  }
 });

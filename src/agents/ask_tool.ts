@@ -41,8 +41,11 @@ export const askTool = defineTool({
     ...(options?.length ? { options } : {}),
   });
   if (answer === null) {
-    return "Error: ask has no one to answer (no terminal and no lead agent in this run): " +
-      "decide yourself, state your assumption in your answer, and continue";
+    // Thrown, not returned: failure is a flag the registry sets, never read from the text.
+    throw new Error(
+      "ask has no one to answer (no terminal and no lead agent in this run): " +
+        "decide yourself, state your assumption in your answer, and continue",
+    );
   }
   return answer;
 });

@@ -7,11 +7,11 @@
 import type { Config } from "../config/mod.ts";
 import { Agent, type TurnLog } from "../engine/mod.ts";
 import type { Provider } from "../providers/types.ts";
-import { type Policy, ToolPolicy, type ToolRegistry } from "../tools/mod.ts";
+import type { Policy, ToolRegistry } from "../tools/mod.ts";
 import type { AskAnswer, AskRequest } from "../tools/types.ts";
 import type { Sink, TurnEvent } from "../ui/events.ts";
 import type { AgentType } from "./agent_types.ts";
-import { IntersectedPolicy } from "./intersect_policy.ts";
+import { agentTypePolicy } from "./agent_type_policy.ts";
 import { AGENT_TYPES_SERVICE, DELEGATE_SERVICE } from "./services.ts";
 
 /** Keeps lead consultations short: they answer one question, not run a turn. */
@@ -83,7 +83,7 @@ export class DelegateRunner {
       agent_type: type.name,
       task: request.task,
     });
-    const policy = new IntersectedPolicy(host.policy, typePolicy(host, type), type.name);
+    const policy = agentTypePolicy(host.policy, host.config, type);
     const provider = type.model && host.providerFor
       ? await host.providerFor(type.model)
       : host.provider;
@@ -116,7 +116,10 @@ export class DelegateRunner {
       `[${session.id}: ${type.name}, ${result.status}, ${seconds}s, ${result.usage.total_tokens} tokens, ${result.rounds} rounds]`;
     if (result.status === "error") {
       const message = result.errors.map((e) => e.message).join("; ");
-      return `Error: the sub-agent failed: ${message}: try again or do the task yourself\n${footer}`;
+      // Thrown, not returned: the registry marks it a failure and adds the `Error: ` prefix.
+      throw new Error(
+        `the sub-agent failed: ${message}: try again or do the task yourself\n${footer}`,
+      );
     }
     return `${result.content.trim() || "(the sub-agent gave no answer)"}\n\n${footer}`;
   }
@@ -156,22 +159,6 @@ export class DelegateRunner {
 }
 
 /** The agent type's own policy: its tool_permission and tools lists over the config. */
-function typePolicy(host: DelegateHost, type: AgentType): Policy {
-  const overrides: Record<string, unknown> = {
-    "tools.allow": type.tools.allow,
-    "tools.deny": type.tools.deny,
-  };
-  for (const [key, value] of Object.entries(type.toolPermission)) {
-    overrides[`tool_permission.${key}`] = value;
-  }
-  return new ToolPolicy({
-    config: host.config.with(overrides),
-    worktree: host.policy.worktree,
-    mode: "default",
-    headless: host.policy.headless,
-  });
-}
-
 /** Sub-agent events reach the operator as notes; confirmations and questions name the session. */
 function childSink(parent: Sink, sessionId: string): Sink {
   return {

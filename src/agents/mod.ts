@@ -11,6 +11,7 @@ export {
   loadAgentTypes,
   parseAgentFile,
 } from "./agent_types.ts";
+export { agentTypePolicy } from "./agent_type_policy.ts";
 export { CORE_PLUGIN } from "./core_plugin.ts";
 export type { DelegateHost, DelegateRequest, DelegateRunner } from "./delegate_runner.ts";
 export { IntersectedPolicy, lowerResolution } from "./intersect_policy.ts";

@@ -19,7 +19,9 @@ export interface McpCommandOptions {
 
 /** Serves until the client closes stdin; exit 0. */
 export async function runMcpServer(options: McpCommandOptions): Promise<number> {
-  const ws = await openWorkspace({ ...options, headless: options });
+  // initialize is answered at once: configured servers that are still starting announce
+  // their tools with tools/list_changed when they are up.
+  const ws = await openWorkspace({ ...options, headless: options, mcpWait: 0 });
   if (Deno.stdin.isTerminal()) {
     // Someone typed `replio mcp` by hand: without this it just sits there.
     await Deno.stderr.write(

@@ -55,7 +55,15 @@ export async function runServer(options: ServeCommandOptions): Promise<number> {
         registry: ws.registry,
         policy: ws.policy,
         provider,
-        createAgent: (parts) => createRootAgent(ws, { provider, ...parts }),
+        agentTypes: [...ws.agentTypes.keys()],
+        createAgent: async ({ agentType, ...parts }) => {
+          const type = agentType === undefined ? undefined : ws.agentTypes.get(agentType);
+          // A type that names its own model talks to it, as it does when delegated to.
+          const typeProvider = type?.model
+            ? await createProvider(ws.config, { model: type.model })
+            : provider;
+          return createRootAgent(ws, { provider: typeProvider, ...parts, agentType: type });
+        },
         listTools: (policy) => toolListing({ ...ws, policy }),
       },
       onInternalError: (error) => {
@@ -92,9 +100,23 @@ function parsePort(text: string): number {
   return port;
 }
 
-/** The token, when set and readable; an empty value counts as unset. */
+/**
+ * The token, when set and readable; an empty value counts as unset. A token with whitespace is
+ * refused: a blank one would guard nothing, and no `Authorization: Bearer` header can carry a
+ * space, so no client could ever send it.
+ */
 function readToken(): string | undefined {
   const permission = Deno.permissions.querySync({ name: "env", variable: TOKEN_ENV });
   if (permission.state !== "granted") return undefined;
-  return Deno.env.get(TOKEN_ENV) || undefined;
+  const token = Deno.env.get(TOKEN_ENV);
+  if (!token) return undefined;
+  if (/\s/.test(token)) {
+    throw new UsageError(
+      `Cannot use ${TOKEN_ENV}: it ${
+        token.trim() ? "contains whitespace" : "is only whitespace"
+      }, which no bearer token can carry: set it to a long random secret such as ` +
+        "the output of `openssl rand -hex 32`",
+    );
+  }
+  return token;
 }

@@ -3,7 +3,12 @@
  * `run`, the REPL and `serve` build the same agent the same way.
  * @module
  */
-import { AGENT_TYPES_SERVICE, DELEGATE_SERVICE } from "../agents/mod.ts";
+import {
+  AGENT_TYPES_SERVICE,
+  type AgentType,
+  agentTypePolicy,
+  DELEGATE_SERVICE,
+} from "../agents/mod.ts";
 import { DelegateRunner } from "../agents/delegate_runner.ts";
 import { Agent } from "../engine/mod.ts";
 import { createProvider } from "../providers/mod.ts";
@@ -21,12 +26,17 @@ export interface RootAgentOptions {
   /** Defaults to the workspace's policy; the REPL passes one for the current mode. */
   policy?: Policy;
   maxRounds?: number | undefined;
+  /** Run as this agent type: its prompt and rounds, its policy narrowing `policy`. */
+  agentType?: AgentType | undefined;
 }
 
 /** The root agent of a workspace, able to delegate to sub-agents. */
 export function createRootAgent(ws: Workspace, options: RootAgentOptions): Agent {
   const { provider, session, sink } = options;
-  const policy = options.policy ?? ws.policy;
+  const { agentType } = options;
+  const policy = agentType
+    ? agentTypePolicy(options.policy ?? ws.policy, ws.config, agentType)
+    : options.policy ?? ws.policy;
   const runner = new DelegateRunner({
     provider,
     providerFor: (model) => createProvider(ws.config, { model }),
@@ -47,7 +57,8 @@ export function createRootAgent(ws: Workspace, options: RootAgentOptions): Agent
     config: ws.config,
     session,
     sink,
-    maxRounds: options.maxRounds,
+    maxRounds: options.maxRounds ?? agentType?.maxRounds,
+    ...(agentType ? { agentPrompt: agentType.prompt } : {}),
     services: { [DELEGATE_SERVICE]: runner, [AGENT_TYPES_SERVICE]: ws.agentTypes },
   });
 }

@@ -39,7 +39,10 @@ export async function runToolCommand(
       `Cannot use ${json} as arguments: pass one JSON object, e.g. '{"path":"README.md"}'`,
     );
   }
-  const ws = await openWorkspace({ ...options, headless: options });
+  // No waiting for MCP servers up front: most calls are to built-in tools, and a call to an MCP
+  // tool waits for its server below, not for a slow or hanging other one.
+  const ws = await openWorkspace({ ...options, headless: options, mcpWait: 0 });
+  await ws.mcp?.untilRegistered(name);
   const permissions: PermissionRecord[] = [];
   const controller = new AbortController();
   const onSignal = () => controller.abort();

@@ -4,6 +4,7 @@
  * @module
  */
 import type { AgentType } from "../agents/mod.ts";
+import type { McpServers, McpServerStatus } from "../mcp/mod.ts";
 import { type Policy, summarizeTool, type ToolRegistry } from "../tools/mod.ts";
 import { openWorkspace, toolNameWarnings } from "./workspace.ts";
 import { EXIT } from "./errors.ts";
@@ -34,6 +35,8 @@ export interface ToolListing {
   hidden: { name: string; reason: string }[];
   /** tools.allow / tools.deny entries that name no tool, each with the closest one. */
   warnings: string[];
+  /** The configured MCP servers (absent when none are): `connecting` ones list no tools yet. */
+  mcp_servers?: McpServerStatus[];
 }
 
 /** Every registered tool with the action `policy` resolves for it now. */
@@ -43,6 +46,7 @@ export function toolListing(
     policy: Policy;
     worktree: string;
     agentTypes?: ReadonlyMap<string, AgentType>;
+    mcp?: McpServers | null | undefined;
   },
 ): ToolListing {
   const resolved = ws.registry.list().map((tool) => ({ tool, ...ws.policy.resolveStatic(tool) }));
@@ -63,7 +67,15 @@ export function toolListing(
     };
   });
   const warnings = toolNameWarnings(ws);
-  return { mode: ws.policy.mode, worktree: ws.worktree, tools, hidden, warnings };
+  const servers = ws.mcp?.statuses();
+  return {
+    mode: ws.policy.mode,
+    worktree: ws.worktree,
+    tools,
+    hidden,
+    warnings,
+    ...(servers ? { mcp_servers: servers } : {}),
+  };
 }
 
 /** Prints the listing; exit 0. */
@@ -85,8 +97,15 @@ export async function listTools(options: ToolsCommandOptions): Promise<number> {
       ).join("\n") + "\n" +
       (hidden.length
         ? `hidden by policy: ${hidden.map((h) => `${h.name} (${h.reason})`).join(", ")}\n`
-        : "");
+        : "") +
+      (listing.mcp_servers ?? []).map(describeServer).join("");
   }
   await Deno.stdout.write(new TextEncoder().encode(text));
   return EXIT.ok;
+}
+
+/** One line per MCP server: its state, and why it failed or exited. */
+function describeServer(server: McpServerStatus): string {
+  const state = server.state === "ready" ? `ready, ${server.tools} tools` : server.state;
+  return `mcp server ${server.name}: ${state}${server.detail ? `: ${server.detail}` : ""}\n`;
 }

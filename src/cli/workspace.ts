@@ -14,7 +14,7 @@ import {
   type TrustAnswer,
 } from "../config/mod.ts";
 import { type AgentType, CORE_PLUGIN, loadAgentTypes } from "../agents/mod.ts";
-import { startMcpServers } from "../mcp/mod.ts";
+import { type McpServers, startMcpServers } from "../mcp/mod.ts";
 import { createRegistry, loadUserPlugins } from "../plugins/mod.ts";
 import {
   type HeadlessAnswer,
@@ -36,6 +36,8 @@ export interface Workspace {
   agentTypes: ReadonlyMap<string, AgentType>;
   /** Start-up warnings for the front-end to show (a tools.deny entry that names no tool). */
   notices?: string[];
+  /** The configured MCP servers, some perhaps still starting; null when none are configured. */
+  mcp?: McpServers | null;
 }
 
 /** The command-line options every subcommand shares, as commander parses them. */
@@ -57,6 +59,11 @@ export interface WorkspaceOptions {
    * without it the one-line notice goes to stderr, as headless commands never ask.
    */
   askTrust?: ((trust: FolderTrust) => Promise<TrustAnswer>) | undefined;
+  /**
+   * Seconds to wait for MCP servers before returning (default: config `mcp_startup_wait`);
+   * slower servers register their tools when they are up.
+   */
+  mcpWait?: number | undefined;
 }
 
 /** The config values the command line sets (`--model`, `--base-url`), as origin `flag`. */
@@ -102,13 +109,16 @@ export async function openWorkspace(options: WorkspaceOptions): Promise<Workspac
   const worktree = await resolveWorktree(options.path);
   const config = await loadTrustedConfig(worktree, options);
   const userPlugins = await loadUserPlugins(config.get("plugins"), worktree);
-  const mcpPlugins = await startMcpServers(config.get("mcp_servers"), {
+  const mcp = await startMcpServers(config.get("mcp_servers"), {
     worktree,
     version: VERSION,
     config,
     warn: (message) => warn(`replio: ${message}`),
   });
-  const registry = createRegistry([CORE_PLUGIN, ...userPlugins, ...mcpPlugins]);
+  const registry = createRegistry([CORE_PLUGIN, ...userPlugins]);
+  mcp?.attach(registry);
+  // A hanging server must not hold up every command: wait a moment, then go on without it.
+  await mcp?.settle((options.mcpWait ?? config.get("mcp_startup_wait")) * 1000);
   const policy = new ToolPolicy({
     config,
     worktree,
@@ -117,7 +127,7 @@ export async function openWorkspace(options: WorkspaceOptions): Promise<Workspac
   });
   const agentTypes = await loadAgentTypes(worktree, config);
   const notices = toolNameWarnings({ registry, policy, agentTypes });
-  return { worktree, config, registry, policy, agentTypes, notices };
+  return { worktree, config, registry, policy, agentTypes, notices, mcp };
 }
 
 /** The config with folder trust settled: by flag or trusted_folders, by the person, or not. */

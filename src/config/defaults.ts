@@ -352,6 +352,16 @@ export const CONFIG_KEYS = {
     [],
     "Absolute folders (and everything beneath) whose .replio/ settings load; global config only, set with `replio trust`",
   ),
+  mcp_startup_wait: key(
+    Type.Number({ minimum: 0 }),
+    1,
+    "Seconds a command waits for MCP servers to start; slower ones add their tools when ready",
+  ),
+  mcp_progress_interval: key(
+    Type.Number({ minimum: 0.1 }),
+    10,
+    "Seconds between the progress notifications `replio mcp` sends while a call runs",
+  ),
 } as const;
 
 /** A dotted configuration key. */

@@ -19,4 +19,5 @@ export {
   ListToolsRequestSchema,
   McpError,
   type Tool as McpTool,
+  ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";

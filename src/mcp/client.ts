@@ -1,22 +1,17 @@
 /**
- * MCP servers as tools: each configured server is spawned over stdio, its tools are listed and
- * registered as `mcp__<server>__<tool>` under the `mcp` permission, so they pass the same
- * registry and policy as every other tool. A server that does not start in time is reported
- * and left out; start-up goes on without it.
+ * MCP servers as tools: each configured server is spawned over stdio in the background, its
+ * tools are listed and registered as `mcp__<server>__<tool>` under the `mcp` permission as soon
+ * as it is up, so they pass the same registry and policy as every other tool. A slow server
+ * delays nothing; one that fails to start is reported and left out; one that exits later is
+ * restarted on its next call, with backoff.
  * @module
  */
+import type { ChildProcess } from "node:child_process";
 import { resolve } from "node:path";
 import { stripVTControlCharacters } from "node:util";
 import type { Config, ConfigValue } from "../config/mod.ts";
-import {
-  defineTool,
-  type JsonSchema,
-  keptEnv,
-  type Plugin,
-  type PluginTool,
-  type ToolArgs,
-  type ToolContext,
-} from "../plugins/api.ts";
+import { type JsonSchema, keptEnv, type ToolArgs, type ToolContext } from "../plugins/api.ts";
+import type { ToolRegistry } from "../tools/mod.ts";
 import {
   type CallToolResult,
   Client,
@@ -35,10 +30,16 @@ const STDERR_TAIL_CHARS = 2_000;
 /** Providers accept function names of at most this many characters. */
 const MAX_NAME_CHARS = 64;
 
+/** The first wait before restarting a server whose restart failed; doubled per failure. */
+const FIRST_BACKOFF_MS = 1_000;
+
+/** Restarts are never further apart than this. */
+const MAX_BACKOFF_MS = 60_000;
+
 /** One entry of config `mcp_servers`. */
 export type McpServerConfig = ConfigValue<"mcp_servers">[string];
 
-/** Options for {@link connectMcpServers}. */
+/** Options for {@link McpServers}. */
 export interface ConnectOptions {
   /** Relative `cwd` entries resolve against it; servers start there by default. */
   worktree: string;
@@ -50,41 +51,109 @@ export interface ConnectOptions {
   config: Config;
 }
 
-interface Connection {
-  server: string;
-  client: Client;
-  tools: McpTool[];
+/** Where a server is: `connecting` until it lists its tools, `exited` after it stopped. */
+export type McpServerState = "connecting" | "ready" | "failed" | "exited";
+
+/** One server as `replio tools` shows it. */
+export interface McpServerStatus {
+  name: string;
+  state: McpServerState;
+  /** How many of its tools are registered. */
+  tools: number;
+  /** Why it failed or exited. */
+  detail?: string;
 }
 
 /**
- * Starts every server in parallel and returns their tools as one plugin. The servers are
- * killed when the process exits.
+ * The configured servers and their connections. Construction spawns every server at once;
+ * {@link attach} registers the tools of each server when it comes up.
  */
-export async function connectMcpServers(
-  servers: Readonly<Record<string, McpServerConfig>>,
-  options: ConnectOptions,
-): Promise<Plugin> {
-  const connections = await Promise.all(
-    Object.entries(servers).map(([server, config]) => connectServer(server, config, options)),
-  );
-  const tools: PluginTool[] = [];
-  const taken = new Set<string>();
-  for (const connection of connections) {
-    for (const tool of connection?.tools ?? []) {
-      const name = mcpToolName(connection!.server, tool.name);
-      if (taken.has(name)) {
-        options.warn(
-          `Cannot register tool "${tool.name}" of MCP server "${
-            connection!.server
-          }": its name "${name}" is taken by another MCP tool: rename one of the servers in mcp_servers`,
+export class McpServers {
+  readonly #servers: ServerConnection[];
+  readonly #taken = new Set<string>();
+  readonly #options: ConnectOptions;
+  readonly #listeners = new Set<() => void>();
+  #registry: ToolRegistry | null = null;
+
+  constructor(servers: Readonly<Record<string, McpServerConfig>>, options: ConnectOptions) {
+    this.#options = options;
+    this.#servers = Object.entries(servers).map(([name, config]) =>
+      new ServerConnection(name, config, options)
+    );
+    // Deno does not end child processes at exit: without this the servers would outlive replio.
+    globalThis.addEventListener("unload", () => this.#servers.forEach((s) => s.kill()));
+    for (const server of this.#servers) {
+      void server.connect().then((ok) => ok && this.#register(server));
+    }
+  }
+
+  /** Registers the tools of every server that is up, and of each later one when it comes up. */
+  attach(registry: ToolRegistry): void {
+    this.#registry = registry;
+    for (const server of this.#servers) if (server.state === "ready") this.#register(server);
+  }
+
+  /** Calls `listener` whenever tools were added (`replio mcp` sends `tools/list_changed`). */
+  onToolsChanged(listener: () => void): void {
+    this.#listeners.add(listener);
+  }
+
+  /** Resolves when every server is up or failed, or after `ms`, whichever comes first. */
+  async settle(ms = Infinity): Promise<void> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const all = Promise.all(this.#servers.map((s) => s.started));
+    if (ms === Infinity) return void await all;
+    try {
+      await Promise.race([all, new Promise((resolve) => timer = setTimeout(resolve, ms))]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /**
+   * Resolves once the attached registry knows `name` or every server has started or failed:
+   * `replio tool` waits for the server of its tool, not for a hanging other one.
+   */
+  async untilRegistered(name: string): Promise<void> {
+    const known = () => this.#registry?.lookup(name) !== undefined;
+    if (known()) return;
+    const registered = Promise.withResolvers<void>();
+    const listener = () => known() && registered.resolve();
+    this.#listeners.add(listener);
+    try {
+      await Promise.race([registered.promise, this.settle()]);
+    } finally {
+      this.#listeners.delete(listener);
+    }
+  }
+
+  /** Every server with its state, as `replio tools` lists it. */
+  statuses(): McpServerStatus[] {
+    return this.#servers.map((s) => s.status());
+  }
+
+  #register(server: ServerConnection): void {
+    const registry = this.#registry;
+    if (!registry || server.isRegistered) return;
+    server.isRegistered = true;
+    for (const tool of server.tools) {
+      const name = mcpToolName(server.name, tool.name);
+      if (this.#taken.has(name) || registry.lookup(name)) {
+        this.#options.warn(
+          `Cannot register tool "${tool.name}" of MCP server "${server.name}": its name ` +
+            `"${name}" is taken by another tool: rename one of the servers in mcp_servers`,
         );
         continue;
       }
-      taken.add(name);
-      tools.push(toPluginTool(name, connection!, tool));
+      this.#taken.add(name);
+      registry.register(
+        toolSpec(name, server.name, tool),
+        (args: ToolArgs, ctx: ToolContext) => server.call(tool, args, ctx),
+      );
+      server.registered++;
     }
+    for (const listener of this.#listeners) listener();
   }
-  return { name: "mcp", tools };
 }
 
 /**
@@ -100,54 +169,264 @@ export function mcpToolName(server: string, tool: string): string {
   return `mcp__${server}__${tool}`.replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, MAX_NAME_CHARS);
 }
 
-async function connectServer(
-  server: string,
-  config: McpServerConfig,
-  options: ConnectOptions,
-): Promise<Connection | null> {
-  let stderr = "";
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
+/** One server's process and client, restarted on a call after it exited. */
+class ServerConnection {
+  state: McpServerState = "connecting";
+  tools: McpTool[] = [];
+  isRegistered = false;
+  registered = 0;
+  /** Settles (never rejects) when the first start has succeeded or failed. */
+  started: Promise<boolean>;
+  #startedResolve!: (ok: boolean) => void;
+  #client: Client | null = null;
+  #transport: StdioClientTransport | null = null;
+  /** The end of the current process's stderr, quoted when it fails. */
+  #stderr = "";
+  #detail: string | undefined;
+  /** How the process ended, e.g. `exited with code 3`. */
+  #exit = "exited";
+  #restarting: Promise<void> | null = null;
+  #backoffMs = 0;
+  #nextRestartAt = 0;
+
+  constructor(
+    readonly name: string,
+    readonly config: McpServerConfig,
+    readonly options: ConnectOptions,
+  ) {
+    this.started = new Promise((resolve) => this.#startedResolve = resolve);
+  }
+
+  status(): McpServerStatus {
+    return {
+      name: this.name,
+      state: this.state,
+      tools: this.registered,
+      ...(this.#detail === undefined ? {} : { detail: this.#detail }),
+    };
+  }
+
+  /** The first start: reports a failure through `warn`; true when the tools are listed. */
+  async connect(): Promise<boolean> {
+    try {
+      this.tools = await this.#open();
+      this.state = "ready";
+      return true;
+    } catch (error) {
+      this.state = "failed";
+      this.#detail = startFailure(this.name, this.config, error, this.#stderr);
+      this.options.warn(this.#detail);
+      return false;
+    } finally {
+      this.#startedResolve(this.state === "ready");
+    }
+  }
+
+  kill(): void {
+    const pid = this.#transport?.pid;
+    if (pid === null || pid === undefined) return;
+    try {
+      Deno.kill(pid, "SIGTERM");
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+    }
+  }
+
+  async call(tool: McpTool, args: ToolArgs, ctx: ToolContext): Promise<string> {
+    if (this.state === "exited") await this.#restart();
+    const timeoutSeconds = ctx.config.get("tool_timeout");
+    let result: CallToolResult;
+    try {
+      result = tool.execution?.taskSupport === "required"
+        ? await this.#callAsTask(tool.name, args, ctx, timeoutSeconds * 1000)
+        : await this.#client!.callTool({ name: tool.name, arguments: args }, undefined, {
+          signal: ctx.signal,
+          timeout: timeoutSeconds * 1000,
+          ...(ctx.progress ? { onprogress: reportProgress(ctx.progress) } : {}),
+        }) as CallToolResult;
+    } catch (error) {
+      if (ctx.signal.aborted) throw error;
+      if (isTimeout(error)) {
+        throw new Error(
+          `MCP server "${this.name}" did not answer "${tool.name}" within ${timeoutSeconds} s: ` +
+            `try a smaller request, or raise tool_timeout`,
+        );
+      }
+      if (this.state === "exited" || isConnectionClosed(error)) {
+        this.state = "exited";
+        throw new Error(
+          `MCP server "${this.name}" ${this.#exit} while running "${tool.name}"${this.#stderrNote()}: ` +
+            `replio restarts it on the next call: retry once, or use another tool`,
+        );
+      }
+      const detail = error instanceof Error ? error.message : String(error);
+      throw new Error(
+        `MCP server "${this.name}" failed to run "${tool.name}": ${detail}: check the arguments`,
+      );
+    }
+    const text = describeContent(result);
+    if (result.isError) throw new Error(text);
+    return text;
+  }
+
+  /**
+   * A call the server runs as an MCP task (`execution.taskSupport: "required"`): created, then
+   * polled until it ends; its status messages are the call's progress. Cancelling the call
+   * cancels the task on the server too.
+   */
+  async #callAsTask(
+    tool: string,
+    args: ToolArgs,
+    ctx: ToolContext,
+    timeoutMs: number,
+  ): Promise<CallToolResult> {
+    const client = this.#client!;
+    const signal = AbortSignal.any([
+      ctx.signal,
+      AbortSignal.timeout(timeoutMs),
+    ]);
+    let taskId: string | undefined;
+    try {
+      const stream = client.experimental.tasks.callToolStream(
+        { name: tool, arguments: args },
+        undefined,
+        { signal, timeout: timeoutMs, task: {} },
+      );
+      for await (const message of stream) {
+        if (message.type === "taskCreated" || message.type === "taskStatus") {
+          taskId = message.task.taskId;
+          if (message.task.statusMessage) ctx.progress?.(message.task.statusMessage);
+        } else if (message.type === "result") {
+          return message.result as CallToolResult;
+        } else {
+          throw message.error;
+        }
+      }
+      throw new Error(`task of "${tool}" ended without a result`);
+    } catch (error) {
+      if (signal.aborted && taskId !== undefined) {
+        // Best effort: the server may have finished or gone meanwhile.
+        await client.experimental.tasks.cancelTask(taskId).catch(() => undefined);
+      }
+      if (signal.aborted && !ctx.signal.aborted) {
+        throw new DOMException("no answer in time", "TimeoutError");
+      }
+      throw error;
+    }
+  }
+
+  /** Spawns the server, connects and lists its tools, within {@link CONNECT_TIMEOUT_MS}. */
+  async #open(): Promise<McpTool[]> {
+    this.#stderr = "";
+    let timer: ReturnType<typeof setTimeout> | undefined;
     const transport = new StdioClientTransport({
-      command: config.command,
-      args: config.args ?? [],
+      command: this.config.command,
+      args: this.config.args ?? [],
       // The SDK adds only HOME, LOGNAME, PATH, SHELL, TERM and USER of replio's own variables;
       // names in shell_env.keep come too, and the server's own configured env wins.
-      env: { ...keptEnv(options.config), ...config.env },
-      cwd: resolve(options.worktree, config.cwd ?? "."),
+      env: { ...keptEnv(this.options.config), ...this.config.env },
+      cwd: resolve(this.options.worktree, this.config.cwd ?? "."),
       // Piped, not inherited: a server's logs would land in the REPL or in `replio mcp`'s
       // client; the tail explains a failed start.
       stderr: "pipe",
     });
+    this.#transport = transport;
     const decoder = new TextDecoder();
     transport.stderr?.on("data", (chunk: Uint8Array) => {
-      stderr = (stderr + decoder.decode(chunk)).slice(-STDERR_TAIL_CHARS);
+      this.#stderr = (this.#stderr + decoder.decode(chunk)).slice(-STDERR_TAIL_CHARS);
     });
-    killAtExit(transport);
-    const client = new Client({ name: "replio", version: options.version });
+    const client = new Client({ name: "replio", version: this.options.version });
     const deadline = new AbortController();
-    timer = setTimeout(() => {
-      // Killed before the abort: once the SDK gives up on the request it forgets the pid.
-      killServer(transport);
-      deadline.abort(new DOMException("no answer in time", "TimeoutError"));
-    }, CONNECT_TIMEOUT_MS);
-    await client.connect(transport, { signal: deadline.signal });
-    const tools: McpTool[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await client.listTools(cursor === undefined ? {} : { cursor }, {
-        signal: deadline.signal,
-      });
-      tools.push(...page.tools);
-      cursor = page.nextCursor;
-    } while (cursor !== undefined);
-    return { server, client, tools };
-  } catch (error) {
-    options.warn(startFailure(server, config, error, stderr));
-    return null;
-  } finally {
-    clearTimeout(timer);
+    let child: ChildProcess | undefined;
+    try {
+      timer = setTimeout(() => {
+        // Killed before the abort: once the SDK gives up on the request it forgets the pid.
+        this.kill();
+        deadline.abort(new DOMException("no answer in time", "TimeoutError"));
+      }, CONNECT_TIMEOUT_MS);
+      const connected = client.connect(transport, { signal: deadline.signal });
+      // The SDK keeps the child private and reports only that the connection closed; the exit
+      // code is what tells the user (and the model) what happened. It spawns synchronously.
+      child = (transport as unknown as { _process?: ChildProcess })._process;
+      await connected;
+      client.onclose = () => {
+        if (this.#client !== client) return;
+        this.#exit = describeExit(child);
+        this.#detail = `${this.#exit}${this.#stderrNote()}`;
+        this.state = "exited";
+      };
+      const tools: McpTool[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await client.listTools(cursor === undefined ? {} : { cursor }, {
+          signal: deadline.signal,
+        });
+        tools.push(...page.tools);
+        cursor = page.nextCursor;
+      } while (cursor !== undefined);
+      this.#client = client;
+      return tools;
+    } catch (error) {
+      this.kill();
+      if (isConnectionClosed(error) && child) {
+        throw new Error(`it ${describeExit(child)} during start-up`, { cause: error });
+      }
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
   }
+
+  /** Starts the server again, unless the last attempt failed too recently (backoff). */
+  async #restart(): Promise<void> {
+    if (this.#restarting) return await this.#restarting;
+    const wait = this.#nextRestartAt - Date.now();
+    if (wait > 0) {
+      throw new Error(
+        `MCP server "${this.name}" ${this.#exit} and its last restart failed: ` +
+          `replio tries again in ${Math.ceil(wait / 1000)} s: use another tool meanwhile`,
+      );
+    }
+    this.#restarting = (async () => {
+      try {
+        await this.#open();
+        this.state = "ready";
+        this.#detail = undefined;
+        this.#backoffMs = 0;
+      } catch (error) {
+        this.#backoffMs = Math.min(MAX_BACKOFF_MS, (this.#backoffMs || FIRST_BACKOFF_MS / 2) * 2);
+        this.#nextRestartAt = Date.now() + this.#backoffMs;
+        const detail = error instanceof Error ? error.message : String(error);
+        throw new Error(
+          `MCP server "${this.name}" ${this.#exit} and could not be restarted: ${detail}` +
+            `${this.#stderrNote()}: replio tries again in ${this.#backoffMs / 1000} s; ` +
+            `check mcp_servers.${this.name}, or use another tool`,
+        );
+      } finally {
+        this.#restarting = null;
+      }
+    })();
+    await this.#restarting;
+  }
+
+  #stderrNote(): string {
+    const lastLine = stripVTControlCharacters(this.#stderr).trim().split("\n").at(-1)?.trim();
+    return lastLine ? ` (its stderr: ${lastLine})` : "";
+  }
+}
+
+/** An MCP progress notification as one line: its message, or how far along it is. */
+function reportProgress(progress: (message: string) => void) {
+  return (p: { progress: number; total?: number | undefined; message?: string | undefined }) =>
+    progress(p.message ?? (p.total ? `${p.progress} of ${p.total}` : `${p.progress}`));
+}
+
+function describeExit(child: ChildProcess | undefined): string {
+  if (child?.exitCode !== null && child?.exitCode !== undefined) {
+    return `exited with code ${child.exitCode}`;
+  }
+  if (child?.signalCode) return `was killed by ${child.signalCode}`;
+  return "exited";
 }
 
 function startFailure(
@@ -180,35 +459,21 @@ function isTimeout(error: unknown): boolean {
     (error instanceof McpError && error.code === ErrorCode.RequestTimeout);
 }
 
-/** Servers would outlive replio otherwise: Deno does not end child processes at exit. */
-function killAtExit(transport: StdioClientTransport): void {
-  globalThis.addEventListener("unload", () => killServer(transport));
+function isConnectionClosed(error: unknown): boolean {
+  return error instanceof McpError && error.code === ErrorCode.ConnectionClosed;
 }
 
-function killServer(transport: StdioClientTransport): void {
-  const pid = transport.pid;
-  if (pid === null) return;
-  try {
-    Deno.kill(pid, "SIGTERM");
-  } catch (error) {
-    if (!(error instanceof Deno.errors.NotFound)) throw error;
-  }
-}
-
-function toPluginTool(name: string, connection: Connection, tool: McpTool): PluginTool {
+function toolSpec(name: string, server: string, tool: McpTool) {
   const parameters = tool.inputSchema as JsonSchema;
   const keyArg = firstRequiredString(parameters);
-  return defineTool<JsonSchema, ToolArgs>(
-    {
-      name,
-      description: tool.description || `Tool "${tool.name}" of MCP server "${connection.server}"`,
-      parameters,
-      category: "mcp",
-      permission: "mcp",
-      ...(keyArg === undefined ? {} : { keyArg }),
-    },
-    (args, ctx) => callMcpTool(connection, tool.name, args, ctx),
-  );
+  return {
+    name,
+    description: tool.description || `Tool "${tool.name}" of MCP server "${server}"`,
+    parameters,
+    category: "mcp" as const,
+    permission: "mcp" as const,
+    ...(keyArg === undefined ? {} : { keyArg }),
+  };
 }
 
 /** The argument shown in activity lines: the first required string parameter. */
@@ -216,38 +481,6 @@ function firstRequiredString(schema: JsonSchema): string | undefined {
   const properties = (schema.properties ?? {}) as Record<string, { type?: unknown }>;
   const required = (schema.required ?? []) as string[];
   return required.find((name) => properties[name]?.type === "string");
-}
-
-async function callMcpTool(
-  { server, client }: Connection,
-  tool: string,
-  args: ToolArgs,
-  ctx: ToolContext,
-): Promise<string> {
-  const timeoutSeconds = ctx.config.get("tool_timeout");
-  let result: CallToolResult;
-  try {
-    result = await client.callTool({ name: tool, arguments: args }, undefined, {
-      signal: ctx.signal,
-      timeout: timeoutSeconds * 1000,
-    }) as CallToolResult;
-  } catch (error) {
-    if (ctx.signal.aborted) throw error;
-    if (isTimeout(error)) {
-      throw new Error(
-        `MCP server "${server}" did not answer "${tool}" within ${timeoutSeconds} s: ` +
-          `try a smaller request, or raise tool_timeout`,
-      );
-    }
-    const detail = error instanceof Error ? error.message : String(error);
-    throw new Error(
-      `MCP server "${server}" failed to run "${tool}": ${detail}: ` +
-        `check the arguments; if the server stopped, restart replio`,
-    );
-  }
-  const text = describeContent(result);
-  if (result.isError) throw new Error(text);
-  return text;
 }
 
 /** Text blocks joined; other blocks described in one line each, as the model cannot see them. */

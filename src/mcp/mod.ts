@@ -4,24 +4,30 @@
  * importing this module costs nothing when no MCP server is configured.
  * @module
  */
-import type { Plugin } from "../plugins/api.ts";
 import { denoDenial } from "../tools/mod.ts";
-import type { ConnectOptions, McpServerConfig } from "./client.ts";
+import type { ConnectOptions, McpServerConfig, McpServers } from "./client.ts";
 import type { McpServeOptions } from "./server.ts";
 
-export type { ConnectOptions, McpServerConfig } from "./client.ts";
+export type {
+  ConnectOptions,
+  McpServerConfig,
+  McpServers,
+  McpServerState,
+  McpServerStatus,
+} from "./client.ts";
 export type { McpServeOptions } from "./server.ts";
 
 /**
- * The tools of the configured MCP servers as one plugin, or none when no server is
- * configured; a server that fails to start is reported through `options.warn` and skipped.
+ * Starts the configured MCP servers in the background, or none when none is configured or
+ * replio may not run programs; a server that fails to start is reported through
+ * `options.warn`. Attach a registry to the result to receive each server's tools as it comes up.
  */
 export async function startMcpServers(
   servers: Readonly<Record<string, McpServerConfig>>,
   options: ConnectOptions,
-): Promise<Plugin[]> {
+): Promise<McpServers | null> {
   const names = Object.keys(servers);
-  if (names.length === 0) return [];
+  if (names.length === 0) return null;
   // The policy denies every mcp tool without --allow-run; spawning would fail on each server.
   const denial = denoDenial("mcp", options.worktree);
   if (denial) {
@@ -29,10 +35,10 @@ export async function startMcpServers(
       `Cannot start MCP servers ${names.map((n) => `"${n}"`).join(", ")}: ` +
         `replio was started without --allow-run: restart it with --allow-run to use their tools`,
     );
-    return [];
+    return null;
   }
-  const { connectMcpServers } = await import("./client.ts");
-  return [await connectMcpServers(servers, options)];
+  const { McpServers } = await import("./client.ts");
+  return new McpServers(servers, options);
 }
 
 /** Serves the registry's visible tools over MCP on stdin and stdout until stdin closes. */

@@ -31,9 +31,21 @@ export function errorResponse(error: unknown): Response {
   return jsonResponse({ error: { code: "internal", message } }, 500);
 }
 
-/** The body as one JSON object; an empty body is `{}`. Throws HttpError 400 otherwise. */
-export async function readJsonObject(request: Request): Promise<Record<string, unknown>> {
-  const text = await request.text();
+/**
+ * The largest request body the API reads (docs/serve.md): far above any prompt or chat history,
+ * far below what would exhaust the server's memory.
+ */
+export const MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+/**
+ * The body as one JSON object; an empty body is `{}`. Throws HttpError 400 for anything else,
+ * 413 for a body over `maxBytes` (checked while reading, so a huge body is never buffered).
+ */
+export async function readJsonObject(
+  request: Request,
+  maxBytes = MAX_BODY_BYTES,
+): Promise<Record<string, unknown>> {
+  const text = await readLimitedText(request, maxBytes);
   if (!text.trim()) return {};
   let value: unknown;
   try {
@@ -54,4 +66,35 @@ export async function readJsonObject(request: Request): Promise<Record<string, u
     );
   }
   return value as Record<string, unknown>;
+}
+
+async function readLimitedText(request: Request, maxBytes: number): Promise<string> {
+  const tooLarge = () =>
+    new HttpError(
+      413,
+      "body_too_large",
+      `Cannot read the request body: it is over the limit of ${maxBytes} bytes: ` +
+        `send a smaller body (shorten the prompt or the history)`,
+    );
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (declared > maxBytes) throw tooLarge();
+  if (request.body === null) return "";
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = request.body.getReader();
+  for (let read = await reader.read(); !read.done; read = await reader.read()) {
+    size += read.value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel();
+      throw tooLarge();
+    }
+    chunks.push(read.value);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return new TextDecoder().decode(bytes);
 }

@@ -8,5 +8,6 @@
  * ```
  * @module
  */
+export { MAX_BODY_BYTES } from "./_respond.ts";
 export { isLoopbackHost } from "./is_loopback_host.ts";
 export { ReplioServer, type ServeOptions, type ServeWorkspace, startServer } from "./server.ts";

@@ -20,6 +20,7 @@ import {
 import {
   createToolContext,
   invokeTool,
+  modeNames,
   type PermissionRecord,
   type Policy,
   ToolPolicy,
@@ -27,6 +28,12 @@ import {
 } from "../tools/mod.ts";
 import { CollectingSink } from "../ui/collecting_sink.ts";
 import type { Sink } from "../ui/events.ts";
+import {
+  ChatStreamSink,
+  completionBody,
+  listModels,
+  parseChatRequest,
+} from "./chat_completions.ts";
 import { HttpError } from "./http_error.ts";
 import { isLoopbackHost } from "./is_loopback_host.ts";
 import { parseTurnRequest, type TurnRequest } from "./parse_turn_request.ts";
@@ -42,8 +49,15 @@ export interface ServeWorkspace {
   /** The server's mode, carrying the headless answer (`--yes` or not) for ask-gated calls. */
   policy: Policy;
   provider: Provider;
-  /** The root agent of one turn, wired as `replio run` wires it (delegate, agent types). */
-  createAgent(parts: { session: Session; sink: Sink; policy: Policy }): Agent;
+  /** Agent types a chat completion may name as its model (`replio/agent/<type>`). */
+  agentTypes: readonly string[];
+  /**
+   * The root agent of one turn, wired as `replio run` wires it (delegate, agent types); with
+   * `agentType`, running as that type.
+   */
+  createAgent(
+    parts: { session: Session; sink: Sink; policy: Policy; agentType?: string },
+  ): Agent | Promise<Agent>;
   /** The listing `replio tools --json` prints, under `policy`. */
   listTools(policy: Policy): unknown;
 }
@@ -119,6 +133,9 @@ export class ReplioServer implements AsyncDisposable {
       route("POST", "/v1/turns", (request) => this.#postTurn(request)),
       route("GET", "/v1/sessions", () => this.#listSessions()),
       route("GET", "/v1/sessions/:id", (_request, { id }) => this.#showSession(id ?? "")),
+      // The OpenAI-compatible face: any OpenAI client can use replio as a tool-using model.
+      route("GET", "/v1/models", () => this.#listModels()),
+      route("POST", "/v1/chat/completions", (request) => this.#postChat(request)),
     ];
     this.#server = Deno.serve({
       hostname: options.hostname,
@@ -211,7 +228,18 @@ export class ReplioServer implements AsyncDisposable {
       }
       return;
     }
-    const given = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.get("authorization") ?? "")?.[1];
+    const header = request.headers.get("authorization") ?? "";
+    const scheme = /^(\S+)\s/.exec(header)?.[1];
+    if (scheme !== undefined && scheme.toLowerCase() !== "bearer") {
+      throw new HttpError(
+        401,
+        "unauthorized",
+        `Cannot answer: the Authorization header uses the "${scheme}" scheme, and this API ` +
+          `takes only a bearer token: send "Authorization: Bearer <the server's REPLIO_SERVE_TOKEN>"`,
+        { "www-authenticate": 'Bearer realm="replio"' },
+      );
+    }
+    const given = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
     if (given === undefined || !isSameSecret(given, token)) {
       throw new HttpError(
         401,
@@ -286,7 +314,7 @@ export class ReplioServer implements AsyncDisposable {
     return jsonResponse(body);
   }
 
-  async #postTurn(request: Request): Promise<Response> {
+  #refuseWhileClosing(): void {
     if (this.#closing.signal.aborted) {
       throw new HttpError(
         503,
@@ -294,6 +322,10 @@ export class ReplioServer implements AsyncDisposable {
         "Cannot start a turn: the server is shutting down: start it again and retry",
       );
     }
+  }
+
+  async #postTurn(request: Request): Promise<Response> {
+    this.#refuseWhileClosing();
     const turn = parseTurnRequest(await readJsonObject(request));
     const policy = this.#policyFor(turn.mode);
     const cancel = new AbortController();
@@ -316,13 +348,65 @@ export class ReplioServer implements AsyncDisposable {
     return new Response(stream.body, { headers: SSE_HEADERS });
   }
 
+  #modelSources() {
+    return { modes: modeNames(this.#ws.config), agentTypes: this.#ws.agentTypes };
+  }
+
+  #listModels(): Promise<Response> {
+    const created = Math.floor(Date.now() / 1000);
+    return Promise.resolve(jsonResponse(listModels(this.#modelSources(), created)));
+  }
+
+  /** One turn as a chat completion: the mode is the model, the answer the assistant message. */
+  async #postChat(request: Request): Promise<Response> {
+    this.#refuseWhileClosing();
+    const chat = parseChatRequest(await readJsonObject(request), this.#modelSources());
+    const id = `chatcmpl-${crypto.randomUUID()}`;
+    const created = Math.floor(Date.now() / 1000);
+    const cancel = new AbortController();
+    const stream = chat.stream
+      ? new ChatStreamSink({ request: chat, id, created, onCancel: () => cancel.abort() })
+      : null;
+    const { done } = await this.#startTurn({
+      prompt: chat.prompt,
+      ...(chat.session === undefined ? {} : { session: chat.session }),
+    }, {
+      policy: this.#policyFor(chat.mode),
+      ...(chat.agentType === undefined ? {} : { agentType: chat.agentType }),
+      sink: stream ?? new CollectingSink(),
+      signal: AbortSignal.any([cancel.signal, request.signal, this.#closing.signal]),
+    });
+    if (!stream) {
+      const result = await done;
+      if (result.status === "error") {
+        // An OpenAI client treats any 200 as an answer; a failed turn must not look like one.
+        throw new HttpError(
+          502,
+          "turn_failed",
+          `Cannot answer: the turn failed: ${
+            result.errors.map((e) => e.message).join("; ")
+          }: see session "${result.session}" (GET /v1/sessions/${result.session})`,
+        );
+      }
+      return jsonResponse(completionBody(chat, id, created, result));
+    }
+    done.then(
+      (result) => stream.finish(result),
+      (error) => {
+        this.#options.onInternalError?.(error);
+        stream.end();
+      },
+    );
+    return new Response(stream.body, { headers: SSE_HEADERS });
+  }
+
   /**
    * Opens the session (one turn at a time in it) and starts the turn; `done` settles when the
    * turn has saved and released its session, whether or not anyone still listens.
    */
   async #startTurn(
     turn: TurnRequest,
-    parts: { policy: Policy; sink: Sink; signal: AbortSignal },
+    parts: { policy: Policy; sink: Sink; signal: AbortSignal; agentType?: string },
   ): Promise<{ done: Promise<TurnResult> }> {
     const { worktree, config, provider } = this.#ws;
     // A named session is reserved before its file is read: a second turn must not resume it.
@@ -339,7 +423,12 @@ export class ReplioServer implements AsyncDisposable {
       using _lock = lock;
       using _session = session;
       parts.sink.emit({ type: "session", id: session.id });
-      const agent = this.#ws.createAgent({ session, sink: parts.sink, policy: parts.policy });
+      const agent = await this.#ws.createAgent({
+        session,
+        sink: parts.sink,
+        policy: parts.policy,
+        ...(parts.agentType === undefined ? {} : { agentType: parts.agentType }),
+      });
       return await agent.runTurn(turn.prompt, parts.signal);
     };
     const done = run();

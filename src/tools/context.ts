@@ -15,6 +15,8 @@ export interface ToolContextOptions {
   signal: AbortSignal;
   ask?: (request: AskRequest) => Promise<AskAnswer>;
   services?: Readonly<Record<string, unknown>>;
+  /** Receives the tool's progress reports. */
+  progress?: (message: string) => void;
 }
 
 /** A context whose `resolvePath` resolves `~`, `..` and symlinks and checks Deno access. */
@@ -30,5 +32,6 @@ export function createToolContext(options: ToolContextOptions): ToolContext {
     },
     ask: options.ask ?? (() => Promise.resolve(null)),
     services: options.services ?? {},
+    ...(options.progress ? { progress: options.progress } : {}),
   };
 }

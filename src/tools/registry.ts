@@ -13,7 +13,10 @@ export interface PreparedCall {
   args: ToolArgs;
 }
 
-/** A tool result: `isError` when the text starts with `Error:`. */
+/**
+ * A tool result. `isError` is a flag carried with the result (a thrown error, a refusal, an MCP
+ * server's `isError`), never read from the text: a tool may well succeed with "Error: …".
+ */
 export interface ToolResult {
   output: string;
   isError: boolean;
@@ -107,13 +110,16 @@ export class ToolRegistry {
     return { tool, args: checked.args };
   }
 
-  /** Runs a prepared call: a thrown error becomes `Error: …`, the result is capped. */
+  /**
+   * Runs a prepared call: a returned string is a success whatever it says, a thrown error
+   * becomes an `Error: …` failure; the result is capped.
+   */
   async run(call: PreparedCall, ctx: ToolContext): Promise<ToolResult> {
     const maxChars = ctx.config.get("tool_max_result_chars");
     try {
       ctx.signal.throwIfAborted();
       const output = await call.tool.handler(call.args, ctx);
-      return { output: capResult(output, maxChars), isError: output.startsWith("Error:") };
+      return { output: capResult(output, maxChars), isError: false };
     } catch (error) {
       return { output: capResult(errorResult(error, ctx.signal), maxChars), isError: true };
     }

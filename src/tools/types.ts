@@ -74,6 +74,11 @@ export interface ToolContext {
   ask(request: AskRequest): Promise<AskAnswer>;
   /** Services registered by the host (delegate's agent runner); keyed by name. */
   services: Readonly<Record<string, unknown>>;
+  /**
+   * Reports how a long call is going, e.g. `Analyzing content...`; absent when no one listens
+   * (`replio mcp` forwards it to its client as MCP progress).
+   */
+  progress?: (message: string) => void;
 }
 
 /** A tool's implementation: validated arguments in, the result text out. */

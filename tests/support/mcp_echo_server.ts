@@ -1,6 +1,9 @@
 /**
  * A tiny MCP server on stdio for tests, written with the SDK: `echo(text)` returns the text,
- * `add(a, b)` returns the sum. Run it with `deno run -A tests/support/mcp_echo_server.ts`.
+ * `add(a, b)` returns the sum, `crash()` (with `--with-crash`) makes the process exit with code 3 mid-call. Run it with
+ * `deno run -A tests/support/mcp_echo_server.ts [--with-crash] [--start-delay-ms N]
+ * [--start-once MARKER]`; the delay holds back the connection, as a slow server would, and
+ * `--start-once` makes every start after the first fail.
  * @module
  */
 import process from "node:process";
@@ -8,6 +11,12 @@ import { loadMcpSdk } from "../../src/mcp/mod.ts";
 
 const { CallToolRequestSchema, ListToolsRequestSchema, Server, StdioServerTransport } =
   await loadMcpSdk();
+
+const CRASH = {
+  name: "crash",
+  description: "Exit the server process with code 3",
+  inputSchema: { type: "object" as const, properties: {} },
+};
 
 const server = new Server({ name: "echo", version: "1.0.0" }, { capabilities: { tools: {} } });
 
@@ -34,10 +43,12 @@ server.setRequestHandler(ListToolsRequestSchema, () => ({
         required: ["a", "b"],
       },
     },
+    ...(Deno.args.includes("--with-crash") ? [CRASH] : []),
   ],
 }));
 
 server.setRequestHandler(CallToolRequestSchema, (request) => {
+  if (request.params.name === "crash") Deno.exit(3);
   const args = request.params.arguments ?? {};
   const text = request.params.name === "echo"
     ? String(args.text)
@@ -50,4 +61,22 @@ server.setRequestHandler(CallToolRequestSchema, (request) => {
 });
 
 process.stdin.once("end", () => Deno.exit(0));
+// A server that starts once: a restart finds the marker file and fails, as a broken one would.
+const onceAt = Deno.args.indexOf("--start-once");
+if (onceAt !== -1) {
+  const marker = Deno.args[onceAt + 1]!;
+  try {
+    await Deno.writeTextFile(marker, "started\n", { createNew: true });
+  } catch (error) {
+    if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
+    Deno.stderr.writeSync(
+      new TextEncoder().encode(`echo: ${marker} exists: this server starts only once\n`),
+    );
+    Deno.exit(4);
+  }
+}
+const delayAt = Deno.args.indexOf("--start-delay-ms");
+if (delayAt !== -1) {
+  await new Promise((resolve) => setTimeout(resolve, Number(Deno.args[delayAt + 1])));
+}
 await server.connect(new StdioServerTransport(process.stdin, process.stdout));
