@@ -5,6 +5,8 @@
  */
 import { VERSION } from "../version.ts";
 import { EXIT, UsageError } from "./errors.ts";
+import { guardNodeEnv } from "./guard_node_env.ts";
+import { describeAccessError, isAccessError } from "../fs/access_error.ts";
 
 /** Runs replio with `argv` and returns the exit code. */
 export async function main(argv: string[]): Promise<number> {
@@ -13,6 +15,7 @@ export async function main(argv: string[]): Promise<number> {
     return EXIT.ok;
   }
   try {
+    guardNodeEnv();
     const { buildProgram } = await import("./program.ts");
     let exitCode: number = EXIT.ok;
     const program = buildProgram((code) => exitCode = code);
@@ -40,6 +43,12 @@ async function reportError(error: unknown): Promise<number> {
   if (error instanceof UsageError || name === "ConfigError") {
     await writeErr(`replio: ${(error as Error).message}\n`);
     return EXIT.usage;
+  }
+  if (isAccessError(error)) {
+    // A missing Deno grant or a read-only file system is the user's setup, not replio's bug:
+    // one line that names the fix, no stack.
+    await writeErr(`replio: ${describeAccessError(error)}\n`);
+    return EXIT.failed;
   }
   await writeErr(
     `replio: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`,

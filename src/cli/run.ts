@@ -54,6 +54,8 @@ export async function runHeadless(promptArg: string, options: RunOptions): Promi
     config: ws.config,
     id: options.session,
     model: provider.model,
+    // stderr, whatever the output format: stdout stays the answer or the JSON.
+    onUnwritable: (message) => fileWriter(Deno.stderr).write(`replio: ${message}\n`),
   });
   const stdout = fileWriter(Deno.stdout);
   const sink = createSink(options.output, stdout, ws.config);

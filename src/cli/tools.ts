@@ -7,6 +7,9 @@ import { type Policy, summarizeTool, type ToolRegistry } from "../tools/mod.ts";
 import { openWorkspace } from "./workspace.ts";
 import { EXIT } from "./errors.ts";
 
+/** How the Deno layer's reasons start (`deno: needs --allow-run=git`). */
+const DENO_REASON = "deno: ";
+
 /** Options of `replio tools`. */
 export interface ToolsCommandOptions {
   json?: boolean;
@@ -64,15 +67,26 @@ export async function listTools(options: ToolsCommandOptions): Promise<number> {
   if (options.json) {
     text = JSON.stringify(listing, null, 2) + "\n";
   } else {
-    const width = Math.max(...rows.map((r) => r.name.length), 4);
+    // A tool the process cannot serve is shown with the flag that would serve it; a policy
+    // deny stays a footnote, as spec/tools.md lists it.
+    const unavailable = hidden.filter((h) => h.reason.startsWith(DENO_REASON));
+    const denied = hidden.filter((h) => !h.reason.startsWith(DENO_REASON));
+    const width = Math.max(
+      ...rows.map((r) => r.name.length),
+      ...unavailable.map((u) => u.name.length),
+      4,
+    );
     text = `mode: ${ws.policy.mode}  worktree: ${ws.worktree}\n` +
       rows.map((r) =>
         `${r.name.padEnd(width)}  ${r.category.padEnd(8)} ${r.permission.padEnd(8)} ${
           r.action.padEnd(5)
         } (${r.reason})  ${r.short}`
       ).join("\n") + "\n" +
-      (hidden.length
-        ? `hidden by policy: ${hidden.map((h) => `${h.name} (${h.reason})`).join(", ")}\n`
+      unavailable.map((u) =>
+        `${u.name.padEnd(width)}  unavailable: ${u.reason.slice(DENO_REASON.length)}\n`
+      ).join("") +
+      (denied.length
+        ? `hidden by policy: ${denied.map((h) => `${h.name} (${h.reason})`).join(", ")}\n`
         : "");
   }
   await Deno.stdout.write(new TextEncoder().encode(text));

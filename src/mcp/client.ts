@@ -200,6 +200,8 @@ function toPluginTool(name: string, connection: Connection, tool: McpTool): Plug
       parameters,
       category: "mcp",
       permission: "mcp",
+      // The server process already runs: its tools need nothing more of this process.
+      deno: {},
       ...(keyArg === undefined ? {} : { keyArg }),
     },
     (args, ctx) => callMcpTool(connection, tool.name, args, ctx),

@@ -9,7 +9,7 @@ import { describeActivity, plainActivity } from "./activity.ts";
 import type { PermissionRecord } from "./audit.ts";
 import type { Policy } from "./policy.ts";
 import { errorResult, type PreparedCall, type ToolRegistry, type ToolResult } from "./registry.ts";
-import type { ToolArgs, ToolContext } from "./types.ts";
+import type { Resolution, ToolArgs, ToolContext } from "./types.ts";
 
 /** What {@link invokeTool} needs. */
 export interface InvokeOptions {
@@ -126,7 +126,7 @@ export async function invokeTool(
 
   if (decision !== "granted") {
     return finish(
-      { output: refusalText(call, decision, reason, cancelled), isError: true },
+      { output: refusalText(call, decision, resolution, reason, cancelled), isError: true },
       decision,
       cancelled,
     );
@@ -137,10 +137,16 @@ export async function invokeTool(
 function refusalText(
   call: PreparedCall,
   decision: Decision,
+  resolution: Resolution,
   reason: string,
   cancelled: boolean,
 ): string {
   const name = call.tool.name;
+  if (resolution.denoFlags) {
+    // No policy setting helps here: only the person who starts replio can add the grant.
+    return `Error: ${name} is unavailable: replio was started without ${resolution.denoFlags}: ` +
+      `do not retry it; use another tool (the user can restart replio with ${resolution.denoFlags})`;
+  }
   if (cancelled) return "Error: cancelled by the user";
   if (decision === "declined") {
     return `Error: the user declined to run ${name}: do not retry it; ask what they want instead or take another approach`;

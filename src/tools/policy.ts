@@ -110,7 +110,7 @@ export class ToolPolicy implements Policy {
     if (byName) return byName;
     const category = this.#categoryAction(tool.permission);
     if (category.action === "deny") return category;
-    return denoDenial(tool.permission, this.worktree) ?? category;
+    return denoDenial(tool, this.worktree) ?? category;
   }
 
   /** Whether a tool is offered to the model and listed as callable. */
