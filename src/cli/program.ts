@@ -5,6 +5,7 @@
  */
 import { Command, InvalidArgumentError, Option } from "commander";
 import { VERSION } from "../version.ts";
+import { UsageError } from "./errors.ts";
 
 const EXAMPLES = `
 Examples:
@@ -28,6 +29,23 @@ function parsePositiveInt(value: string): number {
   return n;
 }
 
+/**
+ * `replio --mode plan tools` means the subcommand's `--mode`: hand the root's value down, so an
+ * unknown mode is checked (exit 2) rather than dropped. A subcommand without `--mode` is a
+ * usage error naming the ones that have it.
+ */
+function passRootMode(root: Command, action: Command): void {
+  const mode = root.opts().mode as string | undefined;
+  if (action === root || mode === undefined) return;
+  if (!action.options.some((option) => option.long === "--mode")) {
+    throw new UsageError(
+      `Cannot use --mode with "${action.name()}": it has no mode: ` +
+        `give --mode to the REPL, run, tool, tools, mcp or serve`,
+    );
+  }
+  if (action.getOptionValue("mode") === undefined) action.setOptionValue("mode", mode);
+}
+
 /** Builds the program; commander's own exits are turned into exceptions (exit 2, not 1). */
 export function buildProgram(setExitCode: (code: number) => void): Command {
   const program = new Command("replio")
@@ -43,6 +61,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     // Subcommands repeat --mode and --path; without this the root would take them.
     .enablePositionalOptions()
     .showSuggestionAfterError(true)
+    .hook("preAction", (root, action) => passRootMode(root, action))
     .action(async (options) => {
       const { runRepl } = await import("./repl.ts");
       setExitCode(await runRepl(options));

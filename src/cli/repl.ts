@@ -6,6 +6,7 @@
  */
 import { loadConfig } from "../config/mod.ts";
 import { createProvider } from "../providers/mod.ts";
+import { noticeOnStderr } from "./notice.ts";
 import { startRepl } from "../repl/mod.ts";
 import { wantsColor } from "../ui/styles.ts";
 import { fileWriter } from "../ui/writer.ts";
@@ -35,7 +36,8 @@ export async function runRepl(options: ReplOptions): Promise<number> {
     registry: ws.registry,
     mode: options.mode,
     sessionId: options.session,
-    connect: (config, model) => createProvider(config, model ? { model } : {}),
+    connect: (config, model) =>
+      createProvider(config, { ...(model ? { model } : {}), notice: noticeOnStderr }),
     createAgent: (config, parts) => createRootAgent({ ...ws, config }, parts),
     loadConfig: () => loadConfig({ worktree: ws.worktree, flags: configFlags(options) }),
     runConfig: (action, key, value, global) =>

@@ -5,6 +5,7 @@
  * @module
  */
 import { createProvider } from "../providers/mod.ts";
+import { noticeOnStderr } from "./notice.ts";
 import { isLoopbackHost, startServer } from "../serve/mod.ts";
 import { VERSION } from "../version.ts";
 import { EXIT, UsageError } from "./errors.ts";
@@ -39,7 +40,7 @@ export async function runServer(options: ServeCommandOptions): Promise<number> {
     );
   }
   const ws = await openWorkspace({ ...options, headless: options });
-  const provider = await createProvider(ws.config);
+  const provider = await createProvider(ws.config, { notice: noticeOnStderr });
   let server;
   try {
     server = startServer({

@@ -34,9 +34,8 @@ export async function writeFileAtomic(
     if (mode !== null) await Deno.chmod(temp, mode & 0o7777);
     await Deno.rename(temp, file);
   } catch (error) {
-    await Deno.remove(temp).catch((cleanup: unknown) => {
-      if (!(cleanup instanceof Deno.errors.NotFound)) throw cleanup;
-    });
+    // A failed cleanup must not hide why the write failed (on a read-only file system both do).
+    await Deno.remove(temp).catch(() => {});
     throw error;
   }
 }

@@ -81,9 +81,11 @@ Deno.test({
     await assert.rejects(
       createProvider(Config.defaults()),
       new ConfigError(
-        "No model server configured: base_url is empty, OPENAI_BASE_URL and OPENAI_API_KEY " +
-          "are unset, and no Ollama answers on 127.0.0.1:11434: run `replio config set base_url " +
-          "http://HOST:PORT/v1`, pass --base-url, or set OPENAI_BASE_URL",
+        "No model server configured: base_url is empty, replio may not read OPENAI_BASE_URL " +
+          "or OPENAI_API_KEY (started without --allow-env=OPENAI_BASE_URL,OPENAI_API_KEY), and " +
+          "no Ollama answers on 127.0.0.1:11434: add --allow-env=OPENAI_BASE_URL,OPENAI_API_KEY " +
+          "if they are set, or run `replio config set base_url http://HOST:PORT/v1`, or pass " +
+          "--base-url",
       ),
     );
   },

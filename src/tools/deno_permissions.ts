@@ -33,7 +33,11 @@ export interface MissingGrant {
  * The grants `needs` requires that this process lacks; empty when it can serve them. File
  * access is judged on the worktree; `env` is optional and never missing.
  */
-export function missingGrants(needs: DenoNeeds, worktree: string): MissingGrant[] {
+export function missingGrants(
+  needs: DenoNeeds,
+  worktree: string,
+  modelHost: string | null = null,
+): MissingGrant[] {
   const missing: MissingGrant[] = [];
   for (const name of ["read", "write"] as const) {
     if (needs[name] && query({ name, path: worktree }) !== "granted") {
@@ -54,7 +58,28 @@ export function missingGrants(needs: DenoNeeds, worktree: string): MissingGrant[
         : "reach the network",
     });
   }
+  if (needs.model && !needs.net) {
+    // An unknown host (base_url unset) is found at run time; any net grant may reach it.
+    const reachable = modelHost === null
+      ? netGrantKind() !== "none"
+      : query({ name: "net", host: modelHost }) === "granted";
+    if (!reachable) {
+      missing.push({
+        flag: `--allow-net${modelHost === null ? "" : `=${modelHost}`}`,
+        what: "reach the model server",
+      });
+    }
+  }
   return missing;
+}
+
+/** The `host:port` of the configured model server, or null when it is found at run time. */
+export function modelHostOf(baseUrl: string, provider: string): string | null {
+  if (baseUrl && URL.canParse(baseUrl)) {
+    const url = new URL(baseUrl);
+    return url.port ? url.host : `${url.hostname}:${url.protocol === "https:" ? 443 : 80}`;
+  }
+  return provider === "ollama" ? "127.0.0.1:11434" : null;
 }
 
 /**
@@ -64,8 +89,9 @@ export function missingGrants(needs: DenoNeeds, worktree: string): MissingGrant[
 export function denoDenial(
   tool: Pick<ToolSpec, "deno" | "permission">,
   worktree: string,
+  modelHost: string | null = null,
 ): Resolution | null {
-  const missing = missingGrants(denoNeedsOf(tool), worktree);
+  const missing = missingGrants(denoNeedsOf(tool), worktree, modelHost);
   if (missing.length === 0) return null;
   const flags = missing.map((m) => m.flag).join(" ");
   return { action: "deny", reason: `deno: needs ${flags}`, denoFlags: flags };

@@ -14,6 +14,7 @@ export {
   denoNeedsOf,
   type MissingGrant,
   missingGrants,
+  modelHostOf,
   netGrantKind,
   readGrantedEnv,
 } from "./deno_permissions.ts";

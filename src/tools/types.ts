@@ -45,6 +45,8 @@ export interface DenoNeeds {
   run?: readonly string[];
   /** Reaches arbitrary hosts: only an unrestricted `--allow-net` serves it. */
   net?: boolean;
+  /** Talks to the configured model server (delegate's sub-agents). */
+  model?: boolean;
   /** Variables it reads when granted; never required (a default is used otherwise). */
   env?: readonly string[];
 }
