@@ -118,6 +118,18 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
       setExitCode(await listTools(options));
     });
 
+  program.command("permissions")
+    .alias("doctor")
+    .description("what Deno granted this process, what each tool can do, the flags to run with")
+    .option("--json", "print JSON")
+    .option("--mode <mode>", "mode to resolve the policy under")
+    .option("--path <dir>", "worktree (default: the current directory)")
+    .exitOverride()
+    .action(async (options) => {
+      const { printPermissions } = await import("./permissions.ts");
+      setExitCode(await printPermissions(options));
+    });
+
   program.command("mcp")
     .description("serve the tools to an MCP client over stdio (docs/mcp.md)")
     .option("--yes", "allow ask-gated calls")
