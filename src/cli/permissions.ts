@@ -21,6 +21,7 @@ export interface PermissionsCommandOptions {
   json?: boolean;
   mode?: string;
   path?: string;
+  baseUrl?: string;
 }
 
 /** One tool's standing under this process's grants. */
@@ -146,7 +147,7 @@ function yesNo(state: Deno.PermissionState): string {
 
 /** Prints the report; exit 0. */
 export async function printPermissions(options: PermissionsCommandOptions): Promise<number> {
-  const ws = await openWorkspace({ path: options.path, mode: options.mode });
+  const ws = await openWorkspace(options);
   const report = permissionReport(ws);
   const text = options.json ? JSON.stringify(report, null, 2) + "\n" : formatReport(report);
   await Deno.stdout.write(new TextEncoder().encode(text));

@@ -15,6 +15,7 @@ export interface ToolsCommandOptions {
   json?: boolean;
   mode?: string;
   path?: string;
+  baseUrl?: string;
 }
 
 /** What `replio tools --json` prints and `GET /v1/tools` returns. */
@@ -60,7 +61,7 @@ export function toolListing(
 
 /** Prints the listing; exit 0. */
 export async function listTools(options: ToolsCommandOptions): Promise<number> {
-  const ws = await openWorkspace({ path: options.path, mode: options.mode });
+  const ws = await openWorkspace(options);
   const listing = toolListing(ws);
   const { tools: rows, hidden } = listing;
   let text: string;

@@ -191,8 +191,8 @@ export class Session implements Disposable {
           this.#unwritable = describeAccessError(error);
           this.#resume = null;
           this.#onUnwritable?.(
-            `sessions are off: cannot write ${this.path} (${this.#unwritable}); ` +
-              `this session is kept in memory only`,
+            `sessions are off, this one is kept in memory only: cannot write ` +
+              `${dirname(this.path)}: ${this.#unwritable}`,
           );
         }
       }
