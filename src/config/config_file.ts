@@ -157,10 +157,11 @@ async function writeValidated(file: string, text: string): Promise<void> {
     await Deno.mkdir(dirname(target), { recursive: true });
     await writeFileAtomic(target, text);
   } catch (error) {
-    if (!isAccessError(error)) throw error;
+    // writeFileAtomic already names the file; a failed mkdir does not.
+    if (!isAccessError(error) || error.message.startsWith("Cannot write")) throw error;
     // Kept an access error, so the CLI reports it in one line (exit 1) like any other.
     throw new Deno.errors.PermissionDenied(
-      `Cannot write ${target}: ${describeAccessError(error)}`,
+      `Cannot write "${target}": ${describeAccessError(error)}`,
     );
   }
 }

@@ -37,6 +37,8 @@ export function describeAccessError(error: Error): string {
       : `--allow-${flag}=${target}`;
     return `Requires ${kind} access to "${target}": restart replio with ${scoped}`;
   }
+  // Already explained (writeFileAtomic names the file): keep it as it is.
+  if (/read-only here/.test(message)) return message;
   if (
     /read-only file system|os error 30/i.test(message) ||
     (error as { code?: unknown }).code === "EROFS"
