@@ -290,7 +290,8 @@ Deno.test({
 
 Deno.test({
   name: "ToolPolicy.resolveStatic: the Deno layer only lowers (ask stays ask when granted)",
-  permissions: { read: true, env: true, run: ["bash"] },
+  // The key's default needs: bash runs commands through setsid (their own process group).
+  permissions: { read: true, env: true, run: ["setsid", "bash"] },
   async fn() {
     const policy = new ToolPolicy({ config: await configWith(), worktree: "/w" });
     assert.deepEqual(policy.resolveStatic(RUNNER), {
