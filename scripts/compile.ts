@@ -12,13 +12,15 @@ const ROOT = fileURLToPath(new URL("..", import.meta.url));
 /** Modules loaded by URL at run time (Workers), which compile only embeds when named. */
 const RUNTIME_MODULES = ["plugins/core-fs/_grep_worker.ts"];
 
+/** The output path: `deno task compile [PATH]`, default dist/replio. */
+const output = Deno.args[0] ?? "dist/replio";
 const args = [
   "compile",
   "--no-prompt",
   "-A",
   ...RUNTIME_MODULES.flatMap((module) => ["--include", module]),
   "--output",
-  "dist/replio",
+  output,
   "main.ts",
 ];
 const encoder = new TextEncoder();
