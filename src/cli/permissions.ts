@@ -60,7 +60,9 @@ export function permissionReport(ws: Workspace): PermissionReport {
         : REPORTED_PROGRAMS.map((command) =>
           `${command}: ${yesNo(Deno.permissions.querySync({ name: "run", command }).state)}`
         ).join(", "),
-      net: { all: "all hosts", hosts: "some hosts", none: "none" }[netGrantKind()],
+      net: { all: "all hosts", hosts: "some hosts", none: "none" }[
+        netGrantKind(modelHost === null ? [] : [modelHost])
+      ],
       env: Deno.permissions.querySync({ name: "env" }).state === "granted"
         ? "all variables"
         : envNames(ws).map((name) => `${name}: ${canReadEnv(name) ? "yes" : "no"}`).join(", "),

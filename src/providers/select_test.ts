@@ -154,3 +154,26 @@ Deno.test("createProvider uses OPENAI_BASE_URL and the key variable when env is 
   assert.match(refused, /^ConfigError: No model server configured: /);
   assert.equal(mock.exchanges.length, 1);
 });
+
+Deno.test({
+  name: "createProvider says once that it cannot see the key variable (no --allow-env)",
+  permissions: { env: false, net: false, read: true },
+  async fn() {
+    const notices: string[] = [];
+    const config = Config.defaults().with({ base_url: "https://llm.example.com/v1", model: "m" });
+    await createProvider(config, { notice: (message) => notices.push(message) });
+    assert.deepEqual(notices, [
+      "replio cannot see OPENAI_API_KEY (started without --allow-env=OPENAI_API_KEY): requests " +
+      "to llm.example.com go without an API key; add that flag if it is set",
+    ]);
+    // A local server needs no key: nothing to say.
+    notices.length = 0;
+    await createProvider(
+      Config.defaults().with({ base_url: "http://127.0.0.1:9/v1", model: "m" }),
+      {
+        notice: (message) => notices.push(message),
+      },
+    );
+    assert.deepEqual(notices, []);
+  },
+});

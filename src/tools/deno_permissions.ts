@@ -97,11 +97,14 @@ export function denoDenial(
   return { action: "deny", reason: `deno: needs ${flags}`, denoFlags: flags };
 }
 
-/** Whether net is granted for every host, some hosts, or none. */
-export function netGrantKind(): "all" | "hosts" | "none" {
+/**
+ * Whether net is granted for every host, some hosts, or none. A host list cannot be listed, so
+ * likely hosts are probed, `known` ones (e.g. the model's `host:port`) first.
+ */
+export function netGrantKind(known: readonly string[] = []): "all" | "hosts" | "none" {
   if (query({ name: "net" }) === "granted") return "all";
   // querySync without a host reads a host list as "prompt"; a probe of a likely host finds it.
-  const probes = ["127.0.0.1", "localhost", "api.openai.com"];
+  const probes = [...known, "127.0.0.1", "localhost", "api.openai.com"];
   return probes.some((host) => query({ name: "net", host }) === "granted") ? "hosts" : "none";
 }
 
