@@ -288,3 +288,50 @@ Deno.test("sandbox: a read-only recipe keeps the turn working and says once that
       `--allow-write=${replioDir} (or a parent directory)\n`,
   );
 });
+
+Deno.test("deno task sandbox:review runs the recipe in the folder it is started from", async () => {
+  await using wt = await projectWorktree();
+  await using model = startMockModel([{ text: "reviewed" }]);
+  const config = new URL("../deno.json", import.meta.url).pathname;
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "task",
+      "--config",
+      config,
+      "sandbox:review",
+      "run",
+      "--base-url",
+      model.baseUrl,
+      "--model",
+      "m",
+      "look",
+    ],
+    cwd: wt.path,
+    clearEnv: true,
+    env: {
+      HOME: Deno.env.get("HOME") ?? "",
+      PATH: Deno.env.get("PATH") ?? "",
+      XDG_CONFIG_HOME: join(wt.path, ".xdg"),
+      NO_COLOR: "1",
+      DENO_NO_UPDATE_CHECK: "1",
+    },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const stdout = new TextDecoder().decode(out.stdout);
+  const stderr = new TextDecoder().decode(out.stderr);
+  assert.equal(out.code, 0, stderr);
+  assert.equal(stdout, "reviewed\n");
+  // The launcher prints the exact line it runs: the review recipe for this worktree and host.
+  const host = new URL(model.baseUrl).host;
+  assert.match(
+    stderr,
+    new RegExp(
+      `^sandbox: deno run --no-prompt --allow-read=${wt.path} --allow-net=${
+        host.replaceAll(".", "\\.")
+      } --allow-env=OPENAI_API_KEY \\S+/main\\.ts run --base-url`,
+      "m",
+    ),
+  );
+  assertClean("deno task sandbox:review", stdout + stderr);
+});

@@ -43,8 +43,8 @@ export interface PermissionReport {
   suggested: string[];
 }
 
-/** The programs the bundled tools may spawn, reported one by one. */
-const REPORTED_PROGRAMS = ["git", "setsid", "bash", "rg"];
+/** Programs tools may run without declaring them: grep's optional ripgrep. */
+const OPTIONAL_PROGRAMS = ["rg"];
 
 /** Builds the report for a workspace. */
 export function permissionReport(ws: Workspace): PermissionReport {
@@ -55,11 +55,14 @@ export function permissionReport(ws: Workspace): PermissionReport {
     granted: {
       read: pathGrant("read", ws.worktree),
       write: pathGrant("write", ws.worktree),
-      run: Deno.permissions.querySync({ name: "run" }).state === "granted"
-        ? "all programs"
-        : REPORTED_PROGRAMS.map((command) =>
-          `${command}: ${yesNo(Deno.permissions.querySync({ name: "run", command }).state)}`
-        ).join(", "),
+      run: Deno.permissions.querySync({ name: "run" }).state === "granted" ? "all programs" : [
+        ...new Set([
+          ...ws.registry.list().flatMap((tool) => denoNeedsOf(tool).run ?? []),
+          ...OPTIONAL_PROGRAMS,
+        ]),
+      ].map((command) =>
+        `${command}: ${yesNo(Deno.permissions.querySync({ name: "run", command }).state)}`
+      ).join(", "),
       net: { all: "all hosts", hosts: "some hosts", none: "none" }[
         netGrantKind(modelHost === null ? [] : [modelHost])
       ],
