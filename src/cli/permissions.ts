@@ -13,6 +13,7 @@ import {
   netGrantKind,
   type Tool,
 } from "../tools/mod.ts";
+import { configPaths } from "../config/mod.ts";
 import { EXIT } from "./errors.ts";
 import { openWorkspace, type Workspace } from "./workspace.ts";
 
@@ -39,6 +40,8 @@ export interface PermissionReport {
   granted: Record<"read" | "write" | "run" | "net" | "env", string>;
   tools: ToolStanding[];
   hosts: { model: string; web: string };
+  /** Whether the global config file can be seen, and the grant that would show it. */
+  globalConfig: string;
   /** The narrowest `deno run` flags serving every tool the config enables. */
   suggested: string[];
 }
@@ -79,8 +82,21 @@ export function permissionReport(ws: Workspace): PermissionReport {
         })`,
       web: "any host (web_fetch and web_search need an unrestricted --allow-net)",
     },
+    globalConfig: globalConfigStanding(ws.worktree),
     suggested: suggestFlags(ws, tools, modelHost),
   };
+}
+
+/** A global config replio cannot see is not an error (defaults apply), but it is said here. */
+function globalConfigStanding(worktree: string): string {
+  const file = configPaths(worktree).global;
+  if (file === null) {
+    return "not looked for: replio may not read XDG_CONFIG_HOME or HOME " +
+      "(add --allow-env=XDG_CONFIG_HOME,HOME to use it)";
+  }
+  return Deno.permissions.querySync({ name: "read", path: file }).state === "granted"
+    ? file
+    : `${file} is not read: add --allow-read=${file} to use it`;
 }
 
 function standing(ws: Workspace, tool: Tool, modelHost: string | null): ToolStanding {
@@ -124,12 +140,18 @@ function suggestFlags(ws: Workspace, tools: ToolStanding[], modelHost: string | 
   const write = wanted.some((needs) => needs.write) ? ws.worktree : `${ws.worktree}/.replio`;
   return [
     "--no-prompt",
-    `--allow-read=${ws.worktree}`,
+    `--allow-read=${[ws.worktree, ...globalConfigOutside(ws.worktree)].join(",")}`,
     `--allow-write=${write}`,
     ...(run.length ? [`--allow-run=${run.join(",")}`] : []),
     webNet ? "--allow-net" : `--allow-net=${modelHost ?? "<model host:port>"}`,
     `--allow-env=${env.join(",")}`,
   ];
+}
+
+/** The global config file when it lies outside the worktree (it needs its own read grant). */
+function globalConfigOutside(worktree: string): string[] {
+  const file = configPaths(worktree).global;
+  return file === null || file.startsWith(`${worktree}/`) ? [] : [file];
 }
 
 /** The variables replio itself reads: config location and the model server's settings. */
@@ -176,6 +198,7 @@ function formatReport(report: PermissionReport): string {
     "hosts:",
     `  model  ${report.hosts.model}`,
     `  web    ${report.hosts.web}`,
+    `global config: ${report.globalConfig}`,
     "narrowest flags for this config:",
     `  deno run ${report.suggested.join(" ")} main.ts`,
     "",
