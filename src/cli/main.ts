@@ -16,6 +16,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   try {
     guardNodeEnv();
+    catchStrayAccessErrors();
     const { buildProgram } = await import("./program.ts");
     let exitCode: number = EXIT.ok;
     const program = buildProgram((code) => exitCode = code);
@@ -54,6 +55,21 @@ async function reportError(error: unknown): Promise<number> {
     `replio: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`,
   );
   return EXIT.failed;
+}
+
+/**
+ * An access error thrown where no caller awaits it (a background write, a timer) would end
+ * the process with Deno's stack trace; it ends it with the same one line as any other.
+ */
+function catchStrayAccessErrors(): void {
+  const handle = (event: Event, error: unknown) => {
+    if (!isAccessError(error)) return;
+    event.preventDefault();
+    Deno.stderr.writeSync(new TextEncoder().encode(`replio: ${describeAccessError(error)}\n`));
+    Deno.exit(EXIT.failed);
+  };
+  globalThis.addEventListener("unhandledrejection", (event) => handle(event, event.reason));
+  globalThis.addEventListener("error", (event) => handle(event, event.error));
 }
 
 async function writeOut(text: string): Promise<void> {

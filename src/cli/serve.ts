@@ -5,6 +5,7 @@
  * @module
  */
 import { createProvider } from "../providers/mod.ts";
+import { describeAccessError, isAccessError } from "../fs/access_error.ts";
 import { noticeOnStderr } from "./notice.ts";
 import { isLoopbackHost, startServer } from "../serve/mod.ts";
 import { VERSION } from "../version.ts";
@@ -58,7 +59,11 @@ export async function runServer(options: ServeCommandOptions): Promise<number> {
         listTools: (policy) => toolListing({ ...ws, policy }),
       },
       onInternalError: (error) => {
-        const text = error instanceof Error ? error.stack ?? error.message : String(error);
+        const text = isAccessError(error)
+          ? describeAccessError(error)
+          : error instanceof Error
+          ? error.stack ?? error.message
+          : String(error);
         Deno.stderr.writeSync(new TextEncoder().encode(`replio serve: ${text}\n`));
       },
     });

@@ -453,6 +453,8 @@ const EXPECTED_ERRORS = [
 
 function describeError(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
+  // A missing grant or a read-only file system is the setup, not a bug: no stack.
+  if (isAccessError(error as unknown)) return describeAccessError(error);
   return EXPECTED_ERRORS.includes(error.name) ? error.message : error.stack ?? error.message;
 }
 
