@@ -39,3 +39,11 @@ Deno.test("replio --mode plan tools lists under the plan mode", async () => {
   assert.equal(run.code, 0, run.stderr);
   assert.equal((JSON.parse(run.stdout) as { mode: string }).mode, "plan");
 });
+
+Deno.test("replio --path DIR tools lists that worktree", async () => {
+  await using wt = await tempWorktree();
+  await using other = await tempWorktree();
+  const run = await runReplio(["--path", other.path, "tools", "--json"], { cwd: wt.path });
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal((JSON.parse(run.stdout) as { worktree: string }).worktree, other.path);
+});

@@ -14,12 +14,13 @@ Examples:
   echo "fix the tests" | replio run --yes  prompt from stdin, allow ask-gated tools
   replio tool file_read '{"path":"README.md"}'
   replio tools --mode plan                 what the plan mode allows
+  replio permissions                       what Deno granted, what each tool can do, which flags
   replio config set tool_permission.bash allow
   replio sessions list
 
 Exit codes: 0 ok, 1 the turn or tool failed, 2 usage or configuration error,
 3 denied or declined by policy (tool), 130 cancelled.
-Docs: docs/ in the repository (tools.md, config.md, session.md, security.md).`;
+Docs: docs/ in the repository (tools.md, config.md, session.md, security.md, sandbox.md).`;
 
 function parsePositiveInt(value: string): number {
   const n = Number(value);
@@ -29,21 +30,32 @@ function parsePositiveInt(value: string): number {
   return n;
 }
 
+/** Root options a subcommand may take over: `replio --mode plan tools` means `tools --mode plan`. */
+const ROOT_OPTIONS = [
+  { key: "mode", flag: "--mode" },
+  { key: "path", flag: "--path" },
+  { key: "model", flag: "--model" },
+  { key: "baseUrl", flag: "--base-url" },
+  { key: "session", flag: "--session" },
+] as const;
+
 /**
- * `replio --mode plan tools` means the subcommand's `--mode`: hand the root's value down, so an
- * unknown mode is checked (exit 2) rather than dropped. A subcommand without `--mode` is a
- * usage error naming the ones that have it.
+ * Hands root options down to the subcommand, so an unknown mode is checked (exit 2) rather than
+ * dropped. A subcommand without the option is a usage error naming where it belongs.
  */
-function passRootMode(root: Command, action: Command): void {
-  const mode = root.opts().mode as string | undefined;
-  if (action === root || mode === undefined) return;
-  if (!action.options.some((option) => option.long === "--mode")) {
-    throw new UsageError(
-      `Cannot use --mode with "${action.name()}": it has no mode: ` +
-        `give --mode to the REPL, run, tool, tools, mcp or serve`,
-    );
+function passRootOptions(root: Command, action: Command): void {
+  if (action === root) return;
+  for (const { key, flag } of ROOT_OPTIONS) {
+    const value = root.getOptionValue(key) as string | undefined;
+    if (value === undefined) continue;
+    if (!action.options.some((option) => option.long === flag)) {
+      throw new UsageError(
+        `Cannot use ${flag} with "${action.name()}": it takes no ${flag}: ` +
+          `run replio ${action.name()} --help for its options`,
+      );
+    }
+    if (action.getOptionValue(key) === undefined) action.setOptionValue(key, value);
   }
-  if (action.getOptionValue("mode") === undefined) action.setOptionValue("mode", mode);
 }
 
 /** Builds the program; commander's own exits are turned into exceptions (exit 2, not 1). */
@@ -61,7 +73,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     // Subcommands repeat --mode and --path; without this the root would take them.
     .enablePositionalOptions()
     .showSuggestionAfterError(true)
-    .hook("preAction", (root, action) => passRootMode(root, action))
+    .hook("preAction", (root, action) => passRootOptions(root, action))
     .action(async (options) => {
       const { runRepl } = await import("./repl.ts");
       setExitCode(await runRepl(options));
