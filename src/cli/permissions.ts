@@ -109,7 +109,7 @@ function standing(ws: Workspace, tool: Tool, modelHost: string | null): ToolStan
     return {
       name: tool.name,
       status: "unavailable",
-      detail: `needs ${missing.map((m) => m.flag).join(" ")}`,
+      detail: `needs ${missing.join(" ")}`,
     };
   }
   const needs = denoNeedsOf(tool);

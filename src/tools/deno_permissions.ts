@@ -21,54 +21,34 @@ export function denoNeedsOf(tool: Pick<ToolSpec, "deno" | "permission">): DenoNe
   return tool.deno ?? KEY_NEEDS[tool.permission] ?? {};
 }
 
-/** A grant the process lacks: what it is for, and the flag that adds it. */
-export interface MissingGrant {
-  /** e.g. `--allow-run=git`. */
-  flag: string;
-  /** e.g. `run git`. */
-  what: string;
-}
-
 /**
- * The grants `needs` requires that this process lacks; empty when it can serve them. File
- * access is judged on the worktree; `env` is optional and never missing.
+ * The flags this process lacks for `needs` (e.g. `--allow-run=git`); empty when it can serve
+ * them. File access is judged on the worktree; `env` is optional and never missing.
  */
 export function missingGrants(
   needs: DenoNeeds,
   worktree: string,
   modelHost: string | null = null,
-): MissingGrant[] {
-  const missing: MissingGrant[] = [];
+): string[] {
+  const missing: string[] = [];
   for (const name of ["read", "write"] as const) {
     if (needs[name] && query({ name, path: worktree }) !== "granted") {
-      missing.push({ flag: `--allow-${name}=${worktree}`, what: `${name} the worktree` });
+      missing.push(`--allow-${name}=${worktree}`);
     }
   }
   const programs = (needs.run ?? []).filter((command) =>
     query({ name: "run", command }) !== "granted"
   );
-  if (programs.length) {
-    missing.push({ flag: `--allow-run=${programs.join(",")}`, what: `run ${programs.join(", ")}` });
-  }
-  if (needs.net && query({ name: "net" }) !== "granted") {
-    missing.push({
-      flag: "--allow-net",
-      what: netGrantKind() === "hosts"
-        ? "reach any host (only some hosts are granted)"
-        : "reach the network",
-    });
-  }
+  if (programs.length) missing.push(`--allow-run=${programs.join(",")}`);
+  // The web tools reach any host, and their private-address check resolves names: a host list
+  // cannot serve them.
+  if (needs.net && query({ name: "net" }) !== "granted") missing.push("--allow-net");
   if (needs.model && !needs.net) {
     // An unknown host (base_url unset) is found at run time; any net grant may reach it.
     const reachable = modelHost === null
       ? netGrantKind() !== "none"
       : query({ name: "net", host: modelHost }) === "granted";
-    if (!reachable) {
-      missing.push({
-        flag: `--allow-net${modelHost === null ? "" : `=${modelHost}`}`,
-        what: "reach the model server",
-      });
-    }
+    if (!reachable) missing.push(`--allow-net${modelHost === null ? "" : `=${modelHost}`}`);
   }
   return missing;
 }
@@ -93,7 +73,7 @@ export function denoDenial(
 ): Resolution | null {
   const missing = missingGrants(denoNeedsOf(tool), worktree, modelHost);
   if (missing.length === 0) return null;
-  const flags = missing.map((m) => m.flag).join(" ");
+  const flags = missing.join(" ");
   return { action: "deny", reason: `deno: needs ${flags}`, denoFlags: flags };
 }
 

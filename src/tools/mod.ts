@@ -12,7 +12,6 @@ export {
   canReadEnv,
   denoDenial,
   denoNeedsOf,
-  type MissingGrant,
   missingGrants,
   modelHostOf,
   netGrantKind,
