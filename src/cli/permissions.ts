@@ -5,14 +5,7 @@
  * It only asks `Deno.permissions.querySync()`, which never prompts. See docs/sandbox.md.
  * @module
  */
-import {
-  canReadEnv,
-  denoNeedsOf,
-  missingGrants,
-  modelHostOf,
-  netGrantKind,
-  type Tool,
-} from "../tools/mod.ts";
+import { canReadEnv, denoNeedsOf, modelHostOf, netGrantKind, type Tool } from "../tools/mod.ts";
 import { configPaths } from "../config/mod.ts";
 import { EXIT } from "./errors.ts";
 import { openWorkspace, type Workspace } from "./workspace.ts";
@@ -52,20 +45,13 @@ const OPTIONAL_PROGRAMS = ["rg"];
 /** Builds the report for a workspace. */
 export function permissionReport(ws: Workspace): PermissionReport {
   const modelHost = modelHostOf(ws.config.get("base_url"), ws.config.get("provider"));
-  const tools = ws.registry.list().map((tool) => standing(ws, tool, modelHost));
+  const tools = ws.registry.list().map((tool) => standing(ws, tool));
   return {
     worktree: ws.worktree,
     granted: {
       read: pathGrant("read", ws.worktree),
       write: pathGrant("write", ws.worktree),
-      run: Deno.permissions.querySync({ name: "run" }).state === "granted" ? "all programs" : [
-        ...new Set([
-          ...ws.registry.list().flatMap((tool) => denoNeedsOf(tool).run ?? []),
-          ...OPTIONAL_PROGRAMS,
-        ]),
-      ].map((command) =>
-        `${command}: ${yesNo(Deno.permissions.querySync({ name: "run", command }).state)}`
-      ).join(", "),
+      run: runGrants(ws),
       net: { all: "all hosts", hosts: "some hosts", none: "none" }[
         netGrantKind(modelHost === null ? [] : [modelHost])
       ],
@@ -99,25 +85,18 @@ function globalConfigStanding(worktree: string): string {
     : `${file} is not read: add --allow-read=${file} to use it`;
 }
 
-function standing(ws: Workspace, tool: Tool, modelHost: string | null): ToolStanding {
+function standing(ws: Workspace, tool: Tool): ToolStanding {
   const policy = ws.policy.resolveStatic(tool);
-  if (policy.action === "deny" && !policy.denoFlags) {
-    return { name: tool.name, status: "denied", detail: `policy: ${policy.reason}` };
-  }
-  const missing = missingGrants(denoNeedsOf(tool), ws.worktree, modelHost);
-  if (missing.length) {
-    return {
-      name: tool.name,
-      status: "unavailable",
-      detail: `needs ${missing.join(" ")}`,
-    };
+  if (policy.action === "deny") {
+    // The Deno layer's deny carries the flags; any other deny is the policy's.
+    return policy.denoFlags
+      ? { name: tool.name, status: "unavailable", detail: `needs ${policy.denoFlags}` }
+      : { name: tool.name, status: "denied", detail: `policy: ${policy.reason}` };
   }
   const needs = denoNeedsOf(tool);
-  const files = [needs.read && "read", needs.write && "write"].filter((x) => x) as (
-    | "read"
-    | "write"
-  )[];
-  const partial = files.filter((name) => Deno.permissions.querySync({ name }).state !== "granted");
+  const partial = (["read", "write"] as const).filter((name) =>
+    needs[name] && Deno.permissions.querySync({ name }).state !== "granted"
+  );
   if (partial.length) {
     return {
       name: tool.name,
@@ -126,6 +105,18 @@ function standing(ws: Workspace, tool: Tool, modelHost: string | null): ToolStan
     };
   }
   return { name: tool.name, status: "usable", detail: `${policy.action} (${policy.reason})` };
+}
+
+/** Each program a tool may run, with whether it is granted. */
+function runGrants(ws: Workspace): string {
+  if (Deno.permissions.querySync({ name: "run" }).state === "granted") return "all programs";
+  const programs = new Set([
+    ...ws.registry.list().flatMap((tool) => denoNeedsOf(tool).run ?? []),
+    ...OPTIONAL_PROGRAMS,
+  ]);
+  return [...programs].map((command) =>
+    `${command}: ${yesNo(Deno.permissions.querySync({ name: "run", command }).state)}`
+  ).join(", ");
 }
 
 /** The narrowest flags for every tool the config leaves enabled, plus replio's own needs. */
