@@ -152,6 +152,10 @@ Deno.test("createProvider uses OPENAI_BASE_URL and the key variable when env is 
   assert.equal(mock.exchanges[0]?.authorization, "Bearer sk-from-env-1234");
   const refused = await createInChild(env, [net]);
   assert.match(refused, /^ConfigError: No model server configured: /);
+  // Set but unreadable is not "unset": the error names the flag that would show them.
+  assert.match(refused, /replio may not read OPENAI_BASE_URL or OPENAI_API_KEY/);
+  assert.match(refused, /add --allow-env=OPENAI_BASE_URL,OPENAI_API_KEY if they are set/);
+  assert.doesNotMatch(refused, /are unset/);
   assert.equal(mock.exchanges.length, 1);
 });
 
