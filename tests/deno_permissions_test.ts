@@ -29,13 +29,8 @@ interface ToolsListing {
   hidden: { name: string; reason: string }[];
 }
 
-/** The flag each permission key needs; keys missing here need only read (granted below). */
-const MISSING_FLAG: Record<string, string> = {
-  edit: "--allow-write",
-  bash: "--allow-run",
-  web: "--allow-net",
-  mcp: "--allow-run",
-};
+/** The permission keys whose tools need more than read (granted below). */
+const MISSING_FLAG: Record<string, true> = { edit: true, bash: true, web: true, mcp: true };
 
 Deno.test("replio tools --json leaves out run, edit and web tools without their Deno flags", async () => {
   await using wt = await tempWorktree({ "a.txt": "a\n" });
@@ -49,13 +44,34 @@ Deno.test("replio tools --json leaves out run, edit and web tools without their 
     assert.ok(impossible.some((t) => t.permission === key), `some bundled tool needs ${key}`);
   }
   assert.deepEqual(limited.tools.filter((t) => t.permission in MISSING_FLAG), []);
+  // git runs a program, web_fetch reaches any host and delegate talks to the model: they go
+  // too, whatever their permission key says.
+  const declared = new Set(["git", "web_fetch", "delegate"]);
   assert.deepEqual(
     limited.tools.map((t) => t.name),
-    all.tools.filter((t) => !(t.permission in MISSING_FLAG)).map((t) => t.name),
+    all.tools.filter((t) => !(t.permission in MISSING_FLAG) && !declared.has(t.name))
+      .map((t) => t.name),
   );
+  // Each names the exact flags its declared needs call for.
+  const needs: Record<string, string> = {
+    web_search: "--allow-net",
+    web_fetch: "--allow-net",
+    file_write: `--allow-write=${wt.path}`,
+    file_edit: `--allow-write=${wt.path}`,
+    git: "--allow-run=git",
+    git_commit: `--allow-write=${wt.path} --allow-run=git`,
+    code_test: "--allow-run=setsid,bash",
+    code_lint: "--allow-run=setsid,bash",
+    code_format: "--allow-run=setsid,bash",
+    run_command: "--allow-run=setsid,bash",
+    delegate: "--allow-net",
+  };
   assert.deepEqual(
     limited.hidden,
-    impossible.map((t) => ({ name: t.name, reason: `deno: no ${MISSING_FLAG[t.permission]}` })),
+    all.tools.filter((t) => t.name in needs).map((t) => ({
+      name: t.name,
+      reason: `deno: needs ${needs[t.name]}`,
+    })),
   );
 });
 
@@ -72,7 +88,8 @@ Deno.test("replio tool refuses a tool whose Deno permission is missing, as polic
   assert.deepEqual(run, {
     code: 3,
     stdout:
-      "Error: file_edit is denied by policy (deno: no --allow-write): do not retry it; use another tool or approach\n",
+      `Error: file_edit is unavailable: replio was started without --allow-write=${wt.path}: ` +
+      `do not retry it; use another tool (the user can restart replio with --allow-write=${wt.path})\n`,
     stderr: "",
   });
   assert.equal(await wt.read("a.txt"), "a\n");

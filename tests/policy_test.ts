@@ -236,9 +236,26 @@ Deno.test("ToolPolicy rejects an unknown mode naming the known ones", async () =
 
 // 3. The Deno permission layer: without the grant a tool is impossible, whatever policy says.
 const DENO_CASES: { tool: Tool; expected: Resolution }[] = [
-  { tool: RUNNER, expected: { action: "deny", reason: "deno: no --allow-run" } },
-  { tool: WRITER, expected: { action: "deny", reason: "deno: no --allow-write" } },
-  { tool: FETCHER, expected: { action: "deny", reason: "deno: no --allow-net" } },
+  {
+    tool: RUNNER,
+    expected: {
+      action: "deny",
+      reason: "deno: needs --allow-run=setsid,bash",
+      denoFlags: "--allow-run=setsid,bash",
+    },
+  },
+  {
+    tool: WRITER,
+    expected: {
+      action: "deny",
+      reason: "deno: needs --allow-write=/w",
+      denoFlags: "--allow-write=/w",
+    },
+  },
+  {
+    tool: FETCHER,
+    expected: { action: "deny", reason: "deno: needs --allow-net", denoFlags: "--allow-net" },
+  },
   { tool: READER, expected: { action: "allow", reason: "tool_permission.read" } },
   { tool: LISTER, expected: { action: "allow", reason: "tool_permission.list" } },
   { tool: ASKER, expected: { action: "allow", reason: "tool_permission.ask" } },
@@ -273,7 +290,8 @@ Deno.test({
 
 Deno.test({
   name: "ToolPolicy.resolveStatic: the Deno layer only lowers (ask stays ask when granted)",
-  permissions: { read: true, env: true, run: ["bash"] },
+  // The key's default needs: bash runs commands through setsid (their own process group).
+  permissions: { read: true, env: true, run: ["setsid", "bash"] },
   async fn() {
     const policy = new ToolPolicy({ config: await configWith(), worktree: "/w" });
     assert.deepEqual(policy.resolveStatic(RUNNER), {

@@ -4,7 +4,7 @@
  * deno.json, which also proves bundled plugins load through static imports only.
  */
 import assert from "node:assert/strict";
-import { extname, join, relative, resolve } from "node:path";
+import { dirname, extname, join, relative, resolve } from "node:path";
 import { VERSION } from "../src/version.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
@@ -16,13 +16,22 @@ const CONTENT_TYPES: Record<string, string> = {
   ".md": "text/markdown",
 };
 
-/** Serves the checkout read-only on an ephemeral 127.0.0.1 port. */
-function serveCheckout(): Deno.HttpServer<Deno.NetAddr> {
+/**
+ * Serves the checkout read-only on an ephemeral 127.0.0.1 port; `overrides` (path from the root,
+ * e.g. `/src/version.ts`, → text) stand in for files, so a test can publish a new version.
+ */
+function serveCheckout(
+  overrides: ReadonlyMap<string, string> = new Map(),
+): Deno.HttpServer<Deno.NetAddr> {
   return Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (request) => {
-    const file = resolve(ROOT, "." + decodeURIComponent(new URL(request.url).pathname));
+    const path = decodeURIComponent(new URL(request.url).pathname);
+    const file = resolve(ROOT, "." + path);
     if (relative(ROOT, file).startsWith("..")) return new Response("outside", { status: 403 });
     try {
-      const body = await Deno.readFile(file);
+      const override = overrides.get(path);
+      const body = override === undefined
+        ? await Deno.readFile(file)
+        : new TextEncoder().encode(override);
       const type = CONTENT_TYPES[extname(file)] ?? "text/plain";
       return new Response(body, { headers: { "content-type": type } });
     } catch (error) {
@@ -108,4 +117,63 @@ Deno.test("replio runs from an http URL with the served deno.json as import map"
   const listing = await replio("tool", "list_dir", "{}");
   assert.equal(listing.code, 0, listing.stderr);
   assert.ok(listing.stdout.includes("hello.txt"), listing.stdout);
+});
+
+Deno.test("deno install -g from the URL, then --reload=<origin> picks up a new version", async () => {
+  const overrides = new Map<string, string>();
+  const publish = (version: string) =>
+    overrides.set("/src/version.ts", `export const VERSION = "${version}";\n`);
+  publish("9.9.1");
+  await using server = serveCheckout(overrides);
+  await using cache = await freshRemoteCache();
+  const root = await Deno.makeTempDir({ prefix: "replio_install_" });
+  await using _cleanup = {
+    [Symbol.asyncDispose]: () => Deno.remove(root, { recursive: true }),
+  };
+  const base = `http://127.0.0.1:${server.addr.port}`;
+  const env = { DENO_DIR: cache.dir, NO_COLOR: "1", RUST_BACKTRACE: "0" };
+  const install = async (...reload: string[]) => {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "install",
+        "-g",
+        "-f",
+        "--root",
+        root,
+        "--name",
+        "replio",
+        "--no-prompt",
+        "-A",
+        ...reload,
+        "--import-map",
+        `${base}/deno.json`,
+        `${base}/main.ts`,
+      ],
+      env,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  };
+  const installedVersion = async () => {
+    // The installed script runs `deno` from PATH: put the running one first.
+    const path = `${dirname(Deno.execPath())}:${Deno.env.get("PATH") ?? ""}`;
+    const out = await new Deno.Command(join(root, "bin", "replio"), {
+      args: ["--version"],
+      env: { ...env, PATH: path },
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    return new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
+  };
+
+  await install();
+  assert.equal(await installedVersion(), "replio 9.9.1\n");
+  publish("9.9.2");
+  // Control: a trailing slash reloads nothing, so the cached version stays.
+  await install(`--reload=${base}/`);
+  assert.equal(await installedVersion(), "replio 9.9.1\n");
+  // docs/install.md: the origin without a trailing slash reloads every module under it.
+  await install(`--reload=${base}`);
+  assert.equal(await installedVersion(), "replio 9.9.2\n");
 });

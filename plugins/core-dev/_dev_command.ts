@@ -6,6 +6,7 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { delimiter, join } from "node:path";
 import {
+  type DenoNeeds,
   describeExit,
   runProcess,
   type ToolArgs,
@@ -14,6 +15,12 @@ import {
 import { summarizeOutput } from "./_summarize_output.ts";
 
 /** Which of the three jobs a tool does. */
+/**
+ * What the dev tools need of the Deno process: they read the project to detect its commands
+ * and run them through setsid and bash; PATH is read when granted to name a missing program.
+ */
+export const DEV_DENO_NEEDS: DenoNeeds = { read: true, run: ["setsid", "bash"], env: ["PATH"] };
+
 export type DevKind = "test" | "lint" | "format";
 
 /** The parameters the three dev tools share. */

@@ -3,7 +3,13 @@
  * @module
  */
 import type { ToolContext, ToolSpec } from "../../src/plugins/api.ts";
-import { DEV_PARAMETERS, type DevArgs, previewDevCommand, runDevCommand } from "./_dev_command.ts";
+import {
+  DEV_DENO_NEEDS,
+  DEV_PARAMETERS,
+  type DevArgs,
+  previewDevCommand,
+  runDevCommand,
+} from "./_dev_command.ts";
 import DESCRIPTION from "./code_lint.md" with { type: "text" };
 
 /** code_lint's registration: a command run, gated by `tool_permission.bash`. */
@@ -13,6 +19,7 @@ export const codeLintSpec = {
   parameters: DEV_PARAMETERS,
   category: "exec",
   permission: "bash",
+  deno: DEV_DENO_NEEDS,
   verb: "Lint",
   status: (args, ctx) => previewDevCommand("lint", args, ctx),
 } satisfies ToolSpec<typeof DEV_PARAMETERS>;

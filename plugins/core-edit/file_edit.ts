@@ -45,6 +45,7 @@ export const fileEditSpec = {
   parameters,
   category: "write",
   permission: "edit",
+  deno: { read: true, write: true },
   pathArg: "path",
   keyArg: "path",
   verb: "Edit",

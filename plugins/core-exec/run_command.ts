@@ -38,6 +38,8 @@ export const runCommandSpec = {
   parameters,
   category: "exec",
   permission: "bash",
+  // setsid puts each command in its own process group, so a cancel reaches its children.
+  deno: { run: ["setsid", "bash"] },
   permissionFn: resolveRunPermission,
   pathArg: "cwd",
   keyArg: "command",

@@ -46,6 +46,7 @@ export const fileReadSpec = {
   parameters,
   category: "read",
   permission: "read",
+  deno: { read: true },
   pathArg: "path",
   keyArg: "path",
   aliases: ["read_file", "read", "view"],

@@ -40,6 +40,7 @@ export const fileWriteSpec = {
   parameters,
   category: "write",
   permission: "edit",
+  deno: { read: true, write: true },
   pathArg: "path",
   keyArg: "path",
   aliases: ["write_file", "write"],

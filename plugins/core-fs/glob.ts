@@ -36,6 +36,7 @@ export const globSpec = {
   parameters,
   category: "search",
   permission: "read",
+  deno: { read: true },
   pathArg: "path",
   keyArg: "pattern",
   glyph: "*",

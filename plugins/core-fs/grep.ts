@@ -63,6 +63,8 @@ export const grepSpec = {
   parameters,
   category: "search",
   permission: "read",
+  // ripgrep runs when `rg` may be run; the built-in engine serves otherwise.
+  deno: { read: true, env: [ENGINE_ENV] },
   pathArg: "path",
   keyArg: "pattern",
   glyph: "*",

@@ -39,6 +39,7 @@ export const listDirSpec = {
   parameters,
   category: "read",
   permission: "list",
+  deno: { read: true },
   pathArg: "path",
   keyArg: "path",
   glyph: "*",

@@ -30,6 +30,7 @@ export const gitSpec = {
   parameters,
   category: "read",
   permission: "read",
+  deno: { read: true, run: ["git"] },
   keyArg: "subcommand",
   verb: "Git",
   aliases: Object.keys(GIT_SUBCOMMANDS).map((subcommand) => ({

@@ -29,6 +29,7 @@ export const gitCommitSpec = {
   parameters,
   category: "write",
   permission: "edit",
+  deno: { read: true, write: true, run: ["git"] },
   keyArg: "message",
   verb: "Commit",
   aliases: ["commit"],

@@ -157,7 +157,8 @@ async function assertPublic(url: URL, action: string, signal: AbortSignal): Prom
   if (check.kind === "dns-denied") {
     throw new Deno.errors.NotCapable(
       `${action}: the private-address check may not look up "${url.hostname}" ` +
-        `(${check.detail}): add the DNS server to --allow-net, or set web.allow_private to true`,
+        `(${check.detail}): the check needs DNS: restart replio with --allow-net ` +
+        `(a host list must include the DNS server)`,
     );
   }
   if (check.kind === "unresolved") {

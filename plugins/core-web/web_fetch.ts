@@ -56,6 +56,8 @@ export const webFetchSpec = {
   parameters,
   category: "read",
   permission: "read",
+  // Any host, and DNS for the private-address check: only an unrestricted --allow-net serves it.
+  deno: { net: true },
   keyArg: "url",
   short: "Fetch a web page as Markdown or text, by URL or web_search result id",
   glyph: "↓",

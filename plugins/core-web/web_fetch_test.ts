@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { Config } from "../../src/config/mod.ts";
+import { createToolContext } from "../../src/tools/mod.ts";
+import { fetchWebPage } from "./web_fetch.ts";
 import { runTool, tempWorktree } from "../../tests/support/worktree.ts";
 import { fakeDns, serveRoutes } from "./_test_servers.ts";
 
@@ -477,28 +479,42 @@ Deno.test("web_fetch results are kept out of session files by default", () => {
 });
 
 Deno.test({
-  name: "web_fetch names the missing --allow-net flag",
+  name: "web_fetch names the missing --allow-net flag, never web.allow_private",
   permissions: { read: true, write: true, env: true, net: false },
   async fn() {
     await using wt = await tempWorktree();
+    // Through the policy: the Deno layer refuses the tool and names the flag.
+    assert.equal(
+      await runTool(wt, "web_fetch", { url: "https://docs.example.com/" }),
+      "Error: web_fetch is unavailable: replio was started without --allow-net: do not retry " +
+        "it; use another tool (the user can restart replio with --allow-net)",
+    );
+    // The handler itself, as a caller that skips the policy meets it.
     // Deno names the system's DNS server, which differs between machines.
     const dnsRefusal = await Deno.resolveDns("docs.example.com", "A").then(
       () => "resolved",
       (error: Error) => error.message,
     );
     assert.match(dnsRefusal, /^Requires net access to /);
-    assert.deepEqual(
-      [
-        await runTool(wt, "web_fetch", { url: "http://203.0.113.7/docs" }),
-        await runTool(wt, "web_fetch", { url: "https://docs.example.com/" }),
-      ],
-      [
-        `Error: Cannot fetch "http://203.0.113.7/docs": replio was started without network ` +
-        `access to "203.0.113.7": restart it with --allow-net (or --allow-net=203.0.113.7)`,
-        `Error: Cannot fetch "https://docs.example.com/": the private-address check may not ` +
-        `look up "docs.example.com" (${dnsRefusal}): add the DNS server to --allow-net, or set ` +
-        `web.allow_private to true`,
-      ],
+    const ctx = createToolContext({
+      config: Config.defaults(),
+      worktree: wt.path,
+      signal: new AbortController().signal,
+    });
+    await assert.rejects(
+      fetchWebPage({ url: "http://203.0.113.7/docs" }, ctx),
+      new Deno.errors.NotCapable(
+        `Cannot fetch "http://203.0.113.7/docs": replio was started without network ` +
+          `access to "203.0.113.7": restart it with --allow-net (or --allow-net=203.0.113.7)`,
+      ),
+    );
+    await assert.rejects(
+      fetchWebPage({ url: "https://docs.example.com/" }, ctx),
+      new Deno.errors.NotCapable(
+        `Cannot fetch "https://docs.example.com/": the private-address check may not ` +
+          `look up "docs.example.com" (${dnsRefusal}): the check needs DNS: restart replio ` +
+          `with --allow-net (a host list must include the DNS server)`,
+      ),
     );
   },
 });

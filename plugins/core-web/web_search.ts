@@ -25,6 +25,8 @@ export const webSearchSpec = {
   parameters,
   category: "search",
   permission: "web",
+  // Backend keys (web.brave_api_key_env, web.tavily_api_key_env) are read when granted.
+  deno: { net: true, env: ["BRAVE_API_KEY", "TAVILY_API_KEY"] },
   keyArg: "query",
   short: "Search the web; each result has an id web_fetch takes",
   aliases: ["search", "web"],

@@ -26,6 +26,7 @@ export const askTool = defineTool({
   parameters,
   category: "ask",
   permission: "ask",
+  deno: {},
   keyArg: "question",
   short: "Ask the human or the lead agent for a decision",
 }, async ({ question, context, options, target }: {

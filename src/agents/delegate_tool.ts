@@ -50,6 +50,8 @@ export const delegateTool = defineTool(
     parameters,
     category: "delegate",
     permission: "delegate",
+    // A sub-agent talks to the model; its tools are judged one by one under the same grants.
+    deno: { model: true },
     permissionFn: resolveDelegate,
     keyArg: "agent_type",
     short: "Run a task under an agent type as a sub-agent",

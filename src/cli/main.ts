@@ -5,6 +5,8 @@
  */
 import { VERSION } from "../version.ts";
 import { EXIT, UsageError } from "./errors.ts";
+import { guardNodeEnv } from "./guard_node_env.ts";
+import { describeAccessError, isAccessError } from "../fs/access_error.ts";
 
 /** Runs replio with `argv` and returns the exit code. */
 export async function main(argv: string[]): Promise<number> {
@@ -19,6 +21,8 @@ export async function main(argv: string[]): Promise<number> {
     return EXIT.ok;
   }
   try {
+    guardNodeEnv();
+    catchStrayAccessErrors();
     const { buildProgram } = await import("./program.ts");
     let exitCode: number = EXIT.ok;
     const program = buildProgram((code) => exitCode = code);
@@ -47,10 +51,31 @@ async function reportError(error: unknown): Promise<number> {
     await writeErr(`replio: ${(error as Error).message}\n`);
     return EXIT.usage;
   }
+  if (isAccessError(error)) {
+    // A missing Deno grant or a read-only file system is the user's setup, not replio's bug:
+    // one line that names the fix, no stack.
+    await writeErr(`replio: ${describeAccessError(error)}\n`);
+    return EXIT.failed;
+  }
   await writeErr(
     `replio: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`,
   );
   return EXIT.failed;
+}
+
+/**
+ * An access error thrown where no caller awaits it (a background write, a timer) would end
+ * the process with Deno's stack trace; it ends it with the same one line as any other.
+ */
+function catchStrayAccessErrors(): void {
+  const handle = (event: Event, error: unknown) => {
+    if (!isAccessError(error)) return;
+    event.preventDefault();
+    Deno.stderr.writeSync(new TextEncoder().encode(`replio: ${describeAccessError(error)}\n`));
+    Deno.exit(EXIT.failed);
+  };
+  globalThis.addEventListener("unhandledrejection", (event) => handle(event, event.reason));
+  globalThis.addEventListener("error", (event) => handle(event, event.error));
 }
 
 async function writeOut(text: string): Promise<void> {

@@ -5,6 +5,7 @@
  */
 import { Command, InvalidArgumentError, Option } from "commander";
 import { VERSION } from "../version.ts";
+import { UsageError } from "./errors.ts";
 
 const EXAMPLES = `
 Examples:
@@ -13,13 +14,14 @@ Examples:
   echo "fix the tests" | replio run --yes  prompt from stdin, allow ask-gated tools
   replio tool file_read '{"path":"README.md"}'
   replio tools --mode plan                 what the plan mode allows
+  replio permissions                       what Deno granted, what each tool can do, which flags
   replio config set tool_permission.bash allow
   replio trust                             load this folder's .replio/ settings from now on
   replio sessions list
 
 Exit codes: 0 ok, 1 the turn or tool failed, 2 usage or configuration error,
 3 denied or declined by policy (tool), 4 parked for approval (run --park), 130 cancelled.
-Docs: docs/ in the repository (tools.md, config.md, session.md, security.md).`;
+Docs: docs/ in the repository (tools.md, config.md, session.md, security.md, sandbox.md).`;
 
 function parsePositiveInt(value: string): number {
   const n = Number(value);
@@ -27,6 +29,34 @@ function parsePositiveInt(value: string): number {
     throw new InvalidArgumentError(`expected a positive integer, got "${value}"`);
   }
   return n;
+}
+
+/** Root options a subcommand may take over: `replio --mode plan tools` means `tools --mode plan`. */
+const ROOT_OPTIONS = [
+  { key: "mode", flag: "--mode" },
+  { key: "path", flag: "--path" },
+  { key: "model", flag: "--model" },
+  { key: "baseUrl", flag: "--base-url" },
+  { key: "session", flag: "--session" },
+] as const;
+
+/**
+ * Hands root options down to the subcommand, so an unknown mode is checked (exit 2) rather than
+ * dropped. A subcommand without the option is a usage error naming where it belongs.
+ */
+function passRootOptions(root: Command, action: Command): void {
+  if (action === root) return;
+  for (const { key, flag } of ROOT_OPTIONS) {
+    const value = root.getOptionValue(key) as string | undefined;
+    if (value === undefined) continue;
+    if (!action.options.some((option) => option.long === flag)) {
+      throw new UsageError(
+        `Cannot use ${flag} with "${action.name()}": it takes no ${flag}: ` +
+          `run replio ${action.name()} --help for its options`,
+      );
+    }
+    if (action.getOptionValue(key) === undefined) action.setOptionValue(key, value);
+  }
 }
 
 /** Builds the program; commander's own exits are turned into exceptions (exit 2, not 1). */
@@ -45,6 +75,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     // Subcommands repeat --mode and --path; without this the root would take them.
     .enablePositionalOptions()
     .showSuggestionAfterError(true)
+    .hook("preAction", (root, action) => passRootOptions(root, action))
     .action(async (options) => {
       const { runRepl } = await import("./repl.ts");
       setExitCode(await runRepl(options));
@@ -97,6 +128,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
   program.command("tools")
     .description("list tools with category, permission and the current action")
     .option("--json", "print JSON")
+    .option("--base-url <url>", "judge tools that need the model against this endpoint")
     .option("--mode <mode>", "mode to resolve the policy under")
     .option("--path <dir>", "worktree (default: the current directory)")
     .option("--trust", "load this folder's .replio/ settings for this run (see replio trust)")
@@ -104,6 +136,19 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .action(async (options) => {
       const { listTools } = await import("./tools.ts");
       setExitCode(await listTools(options));
+    });
+
+  program.command("permissions")
+    .alias("doctor")
+    .description("what Deno granted this process, what each tool can do, the flags to run with")
+    .option("--json", "print JSON")
+    .option("--base-url <url>", "the model endpoint to judge against (default: config)")
+    .option("--mode <mode>", "mode to resolve the policy under")
+    .option("--path <dir>", "worktree (default: the current directory)")
+    .exitOverride()
+    .action(async (options) => {
+      const { printPermissions } = await import("./permissions.ts");
+      setExitCode(await printPermissions(options));
     });
 
   program.command("mcp")

@@ -6,6 +6,7 @@
  */
 import { loadConfig } from "../config/mod.ts";
 import { createProvider } from "../providers/mod.ts";
+import { noticeOnStderr } from "./notice.ts";
 import { askFolderTrust, startRepl } from "../repl/mod.ts";
 import { createStyles, wantsColor } from "../ui/styles.ts";
 import { fileWriter } from "../ui/writer.ts";
@@ -52,7 +53,8 @@ export async function runRepl(options: ReplOptions): Promise<number> {
     notices: ws.notices ?? [],
     mode: options.mode,
     sessionId: options.session,
-    connect: (config, model) => createProvider(config, model ? { model } : {}),
+    connect: (config, model) =>
+      createProvider(config, { ...(model ? { model } : {}), notice: noticeOnStderr }),
     createAgent: (config, parts) => createRootAgent({ ...ws, config }, parts),
     loadConfig: () => loadConfig({ worktree: ws.worktree, flags: configFlags(options), trust }),
     runConfig: (action, key, value, global) =>

@@ -5,6 +5,7 @@
  * @module
  */
 import { createProvider } from "../providers/mod.ts";
+import { noticeOnStderr } from "./notice.ts";
 import { isSessionId, openSession } from "../session/mod.ts";
 import type { TurnResult } from "../engine/mod.ts";
 import { CollectingSink } from "../ui/collecting_sink.ts";
@@ -70,11 +71,13 @@ export async function runHeadless(promptArg: string, options: RunOptions): Promi
     : await readPromptFromStdin();
   const ws = await openWorkspace({ ...options, headless: options });
   const resume = options.resume === undefined ? null : await parkedSession(ws, options.resume);
-  const provider = await createProvider(ws.config);
+  const provider = await createProvider(ws.config, { notice: noticeOnStderr });
   using session = await openSession(ws.worktree, {
     config: ws.config,
     id: options.resume ?? options.session,
     model: provider.model,
+    // stderr, whatever the output format: stdout stays the answer or the JSON.
+    onUnwritable: noticeOnStderr,
   });
   const stdout = fileWriter(Deno.stdout);
   const sink = createSink(options.output, stdout, ws.config);

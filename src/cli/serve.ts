@@ -5,6 +5,8 @@
  * @module
  */
 import { createProvider } from "../providers/mod.ts";
+import { describeAccessError, isAccessError } from "../fs/access_error.ts";
+import { noticeOnStderr } from "./notice.ts";
 import { isLoopbackHost, startServer } from "../serve/mod.ts";
 import { VERSION } from "../version.ts";
 import { EXIT, UsageError } from "./errors.ts";
@@ -41,7 +43,7 @@ export async function runServer(options: ServeCommandOptions): Promise<number> {
     );
   }
   const ws = await openWorkspace({ ...options, headless: options });
-  const provider = await createProvider(ws.config);
+  const provider = await createProvider(ws.config, { notice: noticeOnStderr });
   let server;
   try {
     server = startServer({
@@ -67,7 +69,11 @@ export async function runServer(options: ServeCommandOptions): Promise<number> {
         listTools: (policy) => toolListing({ ...ws, policy }),
       },
       onInternalError: (error) => {
-        const text = error instanceof Error ? error.stack ?? error.message : String(error);
+        const text = isAccessError(error)
+          ? describeAccessError(error)
+          : error instanceof Error
+          ? error.stack ?? error.message
+          : String(error);
         Deno.stderr.writeSync(new TextEncoder().encode(`replio serve: ${text}\n`));
       },
     });

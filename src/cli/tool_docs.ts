@@ -7,7 +7,7 @@
 import { CORE_PLUGIN } from "../agents/mod.ts";
 import { describeSchema } from "../config/mod.ts";
 import { BUNDLED_PLUGINS } from "../plugins/mod.ts";
-import type { JsonSchema } from "../tools/mod.ts";
+import { type DenoNeeds, denoNeedsOf, type JsonSchema } from "../tools/mod.ts";
 
 /** Marks where the generated reference starts in docs/tools.md. */
 const BEGIN_MARKER =
@@ -36,6 +36,7 @@ function renderToolReference(): string {
         ...(spec.permissionFn ? ["per-call permission function"] : []),
         ...(spec.pathArg ? [`path argument \`${spec.pathArg}\` (worktree scope)`] : []),
         ...(spec.refine ? [`\`${spec.refine}\` refined by query_refine`] : []),
+        `Deno: ${describeDenoNeeds(denoNeedsOf(spec))}`,
       ];
       sections.push(
         `### ${spec.name}\n\n${facts.join(" · ")}\n\n${renderParameters(spec.parameters)}\n\n` +
@@ -44,6 +45,21 @@ function renderToolReference(): string {
     }
   }
   return `${BEGIN_MARKER}\n\n${sections.join("\n\n")}\n\n${END_MARKER}`;
+}
+
+/** The grants a tool needs, as docs/sandbox.md names them. */
+function describeDenoNeeds(needs: DenoNeeds): string {
+  const parts = [
+    ...(needs.read ? ["read the worktree"] : []),
+    ...(needs.write ? ["write the worktree"] : []),
+    ...(needs.run?.length ? [`run ${needs.run.map((p) => `\`${p}\``).join(", ")}`] : []),
+    ...(needs.net ? ["any host (`--allow-net`)"] : []),
+    ...(needs.model ? ["the model host"] : []),
+    ...(needs.env?.length
+      ? [`reads ${needs.env.map((e) => `\`${e}\``).join(", ")} when granted`]
+      : []),
+  ];
+  return parts.length ? parts.join(", ") : "nothing";
 }
 
 function renderParameters(schema: JsonSchema): string {

@@ -9,6 +9,9 @@ import { type Policy, summarizeTool, type ToolRegistry } from "../tools/mod.ts";
 import { openWorkspace, toolNameWarnings } from "./workspace.ts";
 import { EXIT } from "./errors.ts";
 
+/** How the Deno layer's reasons start (`deno: needs --allow-run=git`). */
+const DENO_REASON = "deno: ";
+
 /** Options of `replio tools`. */
 export interface ToolsCommandOptions {
   json?: boolean;
@@ -16,6 +19,7 @@ export interface ToolsCommandOptions {
   path?: string;
   /** `--trust`: load the worktree's own settings for this invocation. */
   trust?: boolean;
+  baseUrl?: string;
 }
 
 /** What `replio tools --json` prints and `GET /v1/tools` returns. */
@@ -80,14 +84,22 @@ export function toolListing(
 
 /** Prints the listing; exit 0. */
 export async function listTools(options: ToolsCommandOptions): Promise<number> {
-  const ws = await openWorkspace({ path: options.path, mode: options.mode, trust: options.trust });
+  const ws = await openWorkspace(options);
   const listing = toolListing(ws);
   const { tools: rows, hidden, warnings } = listing;
   let text: string;
   if (options.json) {
     text = JSON.stringify(listing, null, 2) + "\n";
   } else {
-    const width = Math.max(...rows.map((r) => r.name.length), 4);
+    // A tool the process cannot serve is shown with the flag that would serve it; a policy
+    // deny stays a footnote, as spec/tools.md lists it.
+    const unavailable = hidden.filter((h) => h.reason.startsWith(DENO_REASON));
+    const denied = hidden.filter((h) => !h.reason.startsWith(DENO_REASON));
+    const width = Math.max(
+      ...rows.map((r) => r.name.length),
+      ...unavailable.map((u) => u.name.length),
+      4,
+    );
     text = warnings.map((w) => `warning: ${w}\n`).join("") +
       `mode: ${ws.policy.mode}  worktree: ${ws.worktree}\n` +
       rows.map((r) =>
@@ -95,8 +107,11 @@ export async function listTools(options: ToolsCommandOptions): Promise<number> {
           r.action.padEnd(5)
         } (${r.reason})  ${r.short}`
       ).join("\n") + "\n" +
-      (hidden.length
-        ? `hidden by policy: ${hidden.map((h) => `${h.name} (${h.reason})`).join(", ")}\n`
+      unavailable.map((u) =>
+        `${u.name.padEnd(width)}  unavailable: ${u.reason.slice(DENO_REASON.length)}\n`
+      ).join("") +
+      (denied.length
+        ? `hidden by policy: ${denied.map((h) => `${h.name} (${h.reason})`).join(", ")}\n`
         : "") +
       (listing.mcp_servers ?? []).map(describeServer).join("");
   }

@@ -55,6 +55,8 @@ checks the whole file before writing it.
 | \`REPLIO_SERVE_TOKEN\` | Bearer token \`replio serve\` requires (needed to bind a non-loopback host; see serve.md) |
 
 Keys are never stored in config or session files: only the names of the variables that hold them.
+Each variable is read only when Deno grants it (\`--allow-env=NAME\`); an ungranted one reads as
+unset, and replio says so when that hides the model endpoint or key (see sandbox.md).
 
 ## Keys
 `;

@@ -6,6 +6,7 @@
 import { dirname } from "node:path";
 import type { Document } from "yaml";
 import { writeFileAtomic } from "../fs/write_file_atomic.ts";
+import { describeAccessError, isAccessError } from "../fs/access_error.ts";
 import { ConfigError } from "./config.ts";
 import { CONFIG_KEYS, type ConfigKey } from "./defaults.ts";
 import { parseConfigText, suggestKey, valueProblem } from "./load.ts";
@@ -152,8 +153,17 @@ function findFlatSpelling(doc: Document, key: ConfigKey): string | null {
 async function writeValidated(file: string, text: string): Promise<void> {
   await parseConfigText(text, file);
   const target = await followSymlink(file);
-  await Deno.mkdir(dirname(target), { recursive: true });
-  await writeFileAtomic(target, text);
+  try {
+    await Deno.mkdir(dirname(target), { recursive: true });
+    await writeFileAtomic(target, text);
+  } catch (error) {
+    // writeFileAtomic already names the file; a failed mkdir does not.
+    if (!isAccessError(error) || error.message.startsWith("Cannot write")) throw error;
+    // Kept an access error, so the CLI reports it in one line (exit 1) like any other.
+    throw new Deno.errors.PermissionDenied(
+      `Cannot write "${target}": ${describeAccessError(error)}`,
+    );
+  }
 }
 
 /** A config file kept in a dotfiles repository is often a symlink: edit what it points to. */

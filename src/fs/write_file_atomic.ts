@@ -6,6 +6,7 @@
  */
 import { basename, dirname, join } from "node:path";
 import { assertResolved } from "./_assert_resolved.ts";
+import { isAccessError } from "./access_error.ts";
 
 /** Options for {@link writeFileAtomic}. */
 export interface AtomicWriteOptions {
@@ -42,10 +43,9 @@ export async function writeFileAtomic(
     if (options.resolved) await assertResolved(file);
     await Deno.rename(temp, file);
   } catch (error) {
-    await Deno.remove(temp).catch((cleanup: unknown) => {
-      if (!(cleanup instanceof Deno.errors.NotFound)) throw cleanup;
-    });
-    throw error;
+    // A failed cleanup must not hide why the write failed (on a read-only file system both do).
+    await Deno.remove(temp).catch(() => {});
+    throw isAccessError(error) ? explainUnwritable(file, error) : error;
   }
 }
 
@@ -56,4 +56,23 @@ async function existingMode(file: string): Promise<number | null> {
     if (error instanceof Deno.errors.NotFound) return null;
     throw error;
   }
+}
+
+/** The write failed on access: name the file the caller meant, not the temporary one. */
+function explainUnwritable(file: string, error: Error): Error {
+  const dir = dirname(file);
+  if (error instanceof Deno.errors.NotCapable) {
+    return new Deno.errors.NotCapable(
+      `Cannot write "${file}": replio was started without write access to "${dir}", where ` +
+        `the new version is written before it replaces the file: restart it with ` +
+        `--allow-write=${dir}`,
+    );
+  }
+  const readOnly = /os error 30|read-only/i.test(error.message);
+  return new Deno.errors.PermissionDenied(
+    readOnly
+      ? `Cannot write "${file}": the file system is read-only here: nothing can be written in "${dir}"`
+      : `Cannot write "${file}": the system refuses writes in "${dir}" (${error.message}): ` +
+        `check the folder's owner and mode`,
+  );
 }

@@ -472,6 +472,8 @@ function toolSpec(name: string, server: string, tool: McpTool) {
     parameters,
     category: "mcp" as const,
     permission: "mcp" as const,
+    // The server process already runs: its tools need nothing more of this process.
+    deno: {},
     ...(keyArg === undefined ? {} : { keyArg }),
   };
 }

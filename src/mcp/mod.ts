@@ -26,19 +26,22 @@ export async function startMcpServers(
   servers: Readonly<Record<string, McpServerConfig>>,
   options: ConnectOptions,
 ): Promise<McpServers | null> {
-  const names = Object.keys(servers);
-  if (names.length === 0) return null;
-  // The policy denies every mcp tool without --allow-run; spawning would fail on each server.
-  const denial = denoDenial("mcp", options.worktree);
-  if (denial) {
-    options.warn(
-      `Cannot start MCP servers ${names.map((n) => `"${n}"`).join(", ")}: ` +
-        `replio was started without --allow-run: restart it with --allow-run to use their tools`,
-    );
-    return null;
+  const runnable: Record<string, McpServerConfig> = {};
+  for (const [name, server] of Object.entries(servers)) {
+    // Spawning without the grant would fail on each server; say once which flag serves it.
+    const denial = denoDenial({ permission: "mcp", deno: { run: [server.command] } }, "/");
+    if (denial) {
+      options.warn(
+        `Cannot start MCP server "${name}": replio was started without ${denial.denoFlags}: ` +
+          `restart it with that flag to use its tools`,
+      );
+    } else {
+      runnable[name] = server;
+    }
   }
+  if (Object.keys(runnable).length === 0) return null;
   const { McpServers } = await import("./client.ts");
-  return new McpServers(servers, options);
+  return new McpServers(runnable, options);
 }
 
 /** Serves the registry's visible tools over MCP on stdin and stdout until stdin closes. */

@@ -9,6 +9,7 @@ export type {
   AskAnswer,
   AskRequest,
   Category,
+  DenoNeeds,
   JsonSchema,
   PermissionContext,
   PermissionKey,

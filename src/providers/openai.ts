@@ -304,7 +304,7 @@ class OpenAIProvider implements Provider {
       return {
         code: "connection",
         detail: `no network permission for "${this.#baseUrl}"`,
-        fix: "run replio with --allow-net",
+        fix: `restart replio with --allow-net=${hostPort(this.#baseUrl)}`,
         retryable: false,
       };
     }
@@ -441,4 +441,12 @@ function pauseUnlessAborted(ms: number, signal: AbortSignal): Promise<boolean> {
   }, ms);
   signal.addEventListener("abort", onAbort, { once: true });
   return promise;
+}
+
+/** `host:port` of a URL, as `--allow-net` names it. */
+function hostPort(url: string): string {
+  const parsed = new URL(url);
+  return parsed.port
+    ? parsed.host
+    : `${parsed.hostname}:${parsed.protocol === "https:" ? 443 : 80}`;
 }

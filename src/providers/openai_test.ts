@@ -434,7 +434,7 @@ Deno.test({
     assert.deepEqual(errorOf(await collect(provider)), {
       code: "connection",
       message: 'Cannot get a reply from model "m": no network permission for ' +
-        '"http://127.0.0.1:5999/v1": run replio with --allow-net',
+        '"http://127.0.0.1:5999/v1": restart replio with --allow-net=127.0.0.1:5999',
     });
   },
 });

@@ -20,6 +20,11 @@ const HOW_TO_CONFIGURE = "run `replio config set base_url http://HOST:PORT/v1`, 
 export interface ProviderOverrides {
   model?: string;
   baseUrl?: string;
+  /**
+   * Told when a setting the user may have made cannot be seen: the endpoint was chosen without
+   * reading `OPENAI_BASE_URL` or the key variable because env access was not granted.
+   */
+  notice?: (message: string) => void;
 }
 
 /**
@@ -37,26 +42,59 @@ export async function createProvider(
   config: Config,
   overrides: ProviderOverrides = {},
 ): Promise<Provider> {
-  const apiKey = readEnv(config.get("api_key_env")) ?? "";
+  const keyEnv = config.get("api_key_env");
+  const apiKey = readEnv(keyEnv) ?? "";
   const configured = overrides.baseUrl || config.get("base_url");
-  const baseUrl = configured ? normalizeBaseUrl(configured) : await findEndpoint(config, apiKey);
+  const baseUrl = configured
+    ? normalizeBaseUrl(configured)
+    : await findEndpoint(config, apiKey, overrides.notice);
+  if (configured && !apiKey && keyEnv && !canReadEnv(keyEnv) && !isLocalUrl(baseUrl)) {
+    overrides.notice?.(
+      `replio cannot see ${keyEnv} (started without --allow-env=${keyEnv}): ` +
+        `requests to ${new URL(baseUrl).host} go without an API key; add that flag if it is set`,
+    );
+  }
   const model = overrides.model || config.get("model") || await firstModel(baseUrl, apiKey);
   return createOpenAIProvider({ config, baseUrl, model, apiKey });
 }
 
-async function findEndpoint(config: Config, apiKey: string): Promise<string> {
+async function findEndpoint(
+  config: Config,
+  apiKey: string,
+  notice: ((message: string) => void) | undefined,
+): Promise<string> {
   if (config.get("provider") === "ollama") return OLLAMA_BASE_URL;
   const fromEnv = readEnv("OPENAI_BASE_URL");
   if (fromEnv) return normalizeBaseUrl(fromEnv);
   if (apiKey) return OPENAI_BASE_URL;
+  // Unread is not unset: without the grant replio cannot tell, so it says which flag would.
+  const keyEnv = config.get("api_key_env");
+  const unseen = ["OPENAI_BASE_URL", keyEnv].filter((name) => name && !canReadEnv(name));
+  const envFlag = `--allow-env=${unseen.join(",")}`;
   if (await listModels(OLLAMA_BASE_URL, "", OLLAMA_PROBE_TIMEOUT_MS).catch(() => null)) {
+    if (unseen.length) {
+      notice?.(
+        `using Ollama on 127.0.0.1:11434: replio cannot see ${unseen.join(" or ")} ` +
+          `(started without ${envFlag}); add that flag to use them`,
+      );
+    }
     return OLLAMA_BASE_URL;
   }
+  const envPart = unseen.length === 0
+    ? `OPENAI_BASE_URL and ${keyEnv || "the API key variable"} are unset`
+    : `replio may not read ${unseen.join(" or ")} (started without ${envFlag})`;
+  const fix = unseen.length === 0 ? HOW_TO_CONFIGURE : `add ${envFlag} if they are set, or ` +
+    "run `replio config set base_url http://HOST:PORT/v1`, or pass --base-url";
   throw new ConfigError(
-    `No model server configured: base_url is empty, OPENAI_BASE_URL and ` +
-      `${config.get("api_key_env") || "the API key variable"} are unset, and no Ollama answers ` +
-      `on 127.0.0.1:11434: ${HOW_TO_CONFIGURE}`,
+    `No model server configured: base_url is empty, ${envPart}, and no Ollama answers ` +
+      `on 127.0.0.1:11434: ${fix}`,
   );
+}
+
+/** Loopback servers (Ollama, vLLM, a mock) need no key. */
+function isLocalUrl(url: string): boolean {
+  const host = new URL(url).hostname;
+  return host === "localhost" || host === "127.0.0.1" || host === "[::1]";
 }
 
 /**
@@ -98,7 +136,9 @@ async function firstModel(baseUrl: string, apiKey: string): Promise<string> {
 async function listModels(baseUrl: string, apiKey: string, timeoutMs: number): Promise<string[]> {
   const host = new URL(baseUrl).host;
   if (Deno.permissions.querySync({ name: "net", host }).state !== "granted") {
-    throw new Error(`no network permission for "${host}" (run with --allow-net)`);
+    throw new Error(
+      `replio was started without network access to "${host}": restart it with --allow-net=${host}`,
+    );
   }
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), timeoutMs);
@@ -121,8 +161,10 @@ async function listModels(baseUrl: string, apiKey: string, timeoutMs: number): P
 
 /** An environment variable, only if reading it is already permitted (never prompts). */
 function readEnv(name: string): string | undefined {
-  if (!name || Deno.permissions.querySync({ name: "env", variable: name }).state !== "granted") {
-    return undefined;
-  }
-  return Deno.env.get(name)?.trim() || undefined;
+  return canReadEnv(name) ? Deno.env.get(name)?.trim() || undefined : undefined;
+}
+
+function canReadEnv(name: string): boolean {
+  return name !== "" &&
+    Deno.permissions.querySync({ name: "env", variable: name }).state === "granted";
 }

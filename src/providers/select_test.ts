@@ -81,9 +81,11 @@ Deno.test({
     await assert.rejects(
       createProvider(Config.defaults()),
       new ConfigError(
-        "No model server configured: base_url is empty, OPENAI_BASE_URL and OPENAI_API_KEY " +
-          "are unset, and no Ollama answers on 127.0.0.1:11434: run `replio config set base_url " +
-          "http://HOST:PORT/v1`, pass --base-url, or set OPENAI_BASE_URL",
+        "No model server configured: base_url is empty, replio may not read OPENAI_BASE_URL " +
+          "or OPENAI_API_KEY (started without --allow-env=OPENAI_BASE_URL,OPENAI_API_KEY), and " +
+          "no Ollama answers on 127.0.0.1:11434: add --allow-env=OPENAI_BASE_URL,OPENAI_API_KEY " +
+          "if they are set, or run `replio config set base_url http://HOST:PORT/v1`, or pass " +
+          "--base-url",
       ),
     );
   },
@@ -150,5 +152,32 @@ Deno.test("createProvider uses OPENAI_BASE_URL and the key variable when env is 
   assert.equal(mock.exchanges[0]?.authorization, "Bearer sk-from-env-1234");
   const refused = await createInChild(env, [net]);
   assert.match(refused, /^ConfigError: No model server configured: /);
+  // Set but unreadable is not "unset": the error names the flag that would show them.
+  assert.match(refused, /replio may not read OPENAI_BASE_URL or OPENAI_API_KEY/);
+  assert.match(refused, /add --allow-env=OPENAI_BASE_URL,OPENAI_API_KEY if they are set/);
+  assert.doesNotMatch(refused, /are unset/);
   assert.equal(mock.exchanges.length, 1);
+});
+
+Deno.test({
+  name: "createProvider says once that it cannot see the key variable (no --allow-env)",
+  permissions: { env: false, net: false, read: true },
+  async fn() {
+    const notices: string[] = [];
+    const config = Config.defaults().with({ base_url: "https://llm.example.com/v1", model: "m" });
+    await createProvider(config, { notice: (message) => notices.push(message) });
+    assert.deepEqual(notices, [
+      "replio cannot see OPENAI_API_KEY (started without --allow-env=OPENAI_API_KEY): requests " +
+      "to llm.example.com go without an API key; add that flag if it is set",
+    ]);
+    // A local server needs no key: nothing to say.
+    notices.length = 0;
+    await createProvider(
+      Config.defaults().with({ base_url: "http://127.0.0.1:9/v1", model: "m" }),
+      {
+        notice: (message) => notices.push(message),
+      },
+    );
+    assert.deepEqual(notices, []);
+  },
 });

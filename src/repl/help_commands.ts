@@ -39,7 +39,12 @@ export const toolsCommand: SlashCommand = {
       ...repl.policy.resolveStatic(tool),
     }));
     const shown = resolved.filter((r) => r.action !== "deny");
-    const nameWidth = Math.max(4, ...shown.map((r) => r.tool.name.length));
+    // Tools the process cannot serve are named with the flag that would serve them.
+    const unavailable = resolved.filter((r) => r.action === "deny" && r.denoFlags);
+    const nameWidth = Math.max(
+      4,
+      ...[...shown, ...unavailable].map((r) => r.tool.name.length),
+    );
     const reasonWidth = Math.max(...shown.map((r) => r.reason.length + 2));
     repl.print(`mode ${repl.policy.mode} · worktree ${repl.worktree}`, s.dim);
     for (const { tool, action, reason } of shown) {
@@ -52,7 +57,10 @@ export const toolsCommand: SlashCommand = {
           fitSummary(summarizeTool(tool), repl.width - displayWidth(columns + why + "  ")),
       );
     }
-    const hidden = resolved.filter((r) => r.action === "deny");
+    for (const { tool, denoFlags } of unavailable) {
+      repl.print(`${tool.name.padEnd(nameWidth)}  ${s.dim(`unavailable: needs ${denoFlags}`)}`);
+    }
+    const hidden = resolved.filter((r) => r.action === "deny" && !r.denoFlags);
     if (hidden.length) {
       repl.print(
         `hidden by policy: ${hidden.map((h) => `${h.tool.name} (${h.reason})`).join(", ")}`,

@@ -19,6 +19,7 @@ import { COMMANDS, runCommand } from "./commands.ts";
 import { completeLine } from "./completion.ts";
 import type { ReplContext, SlashCommand } from "./context.ts";
 import { appendHistory, historyPath, loadHistory } from "./history_file.ts";
+import { describeAccessError, isAccessError } from "../fs/access_error.ts";
 import { LineEditor } from "./line_editor.ts";
 import { parseSlash } from "./slash.ts";
 import { formatTurns } from "./session_commands.ts";
@@ -93,6 +94,8 @@ class Repl implements ReplContext {
   #exitRequested = false;
   /** History appends in order; awaited before exit. */
   #historyWrites: Promise<void> = Promise.resolve();
+  #historyDisabled = false;
+  #sessionsNoticed = false;
 
   constructor(host: ReplHost, terminal: ReplTerminal) {
     this.#host = host;
@@ -137,11 +140,19 @@ class Repl implements ReplContext {
   async run(): Promise<number> {
     const historyFile = historyPath(this.worktree);
     const historySize = this.#config.get("history_size");
-    const [history] = await Promise.all([loadHistory(historyFile, historySize), this.#connect()]);
+    const [history] = await Promise.all([
+      loadHistory(historyFile, historySize).catch((error: unknown) => {
+        if (!isAccessError(error)) throw error;
+        this.#historyOff(error);
+        return [];
+      }),
+      this.#connect(),
+    ]);
     this.#session = await openSession(this.worktree, {
       config: this.#config,
       id: this.#host.sessionId,
       model: this.model ?? undefined,
+      onUnwritable: (message) => this.#sessionsOff(message),
     });
     const editor = new LineEditor({
       terminal: this.#terminal.isTerminal,
@@ -155,8 +166,12 @@ class Repl implements ReplContext {
           home: readHome(),
         }),
       onEntry: (entry) => {
+        if (this.#historyDisabled) return;
         this.#historyWrites = this.#historyWrites.then(() => appendHistory(historyFile, entry))
-          .catch((error) => this.printError(`Cannot save input history: ${error}`));
+          .catch((error) => {
+            if (isAccessError(error)) this.#historyOff(error);
+            else this.printError(`Cannot save input history: ${error}`);
+          });
       },
     });
     this.#editor = editor;
@@ -248,6 +263,20 @@ class Repl implements ReplContext {
       width: () => this.#terminal.width(),
     });
     this.#terminal.out.write(markdown.push(reflowMarkdown(text)) + markdown.end());
+  }
+
+  /** A read-only worktree: history stays in memory, said once. */
+  #historyOff(error: Error): void {
+    if (this.#historyDisabled) return;
+    this.#historyDisabled = true;
+    this.print(`history is off: ${describeAccessError(error)}`, this.styles.dim);
+  }
+
+  /** A session that cannot be saved: said once per REPL, not once per /new. */
+  #sessionsOff(message: string): void {
+    if (this.#sessionsNoticed) return;
+    this.#sessionsNoticed = true;
+    this.print(message, this.styles.dim);
   }
 
   printError(message: string): void {
@@ -342,6 +371,7 @@ class Repl implements ReplContext {
       config: this.#config,
       id,
       model: this.model ?? undefined,
+      onUnwritable: (message) => this.#sessionsOff(message),
     });
     this.#session?.close();
     this.#session = next;
@@ -426,6 +456,8 @@ const EXPECTED_ERRORS = [
 
 function describeError(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
+  // A missing grant or a read-only file system is the setup, not a bug: no stack.
+  if (isAccessError(error as unknown)) return describeAccessError(error);
   return EXPECTED_ERRORS.includes(error.name) ? error.message : error.stack ?? error.message;
 }
 

@@ -413,7 +413,12 @@ export class ReplioServer implements AsyncDisposable {
     const reserved = turn.session === undefined ? null : this.#locks.acquire(turn.session);
     let session: Session;
     try {
-      session = await openSession(worktree, { config, id: turn.session, model: provider.model });
+      session = await openSession(worktree, {
+        config,
+        id: turn.session,
+        model: provider.model,
+        onUnwritable: (message) => parts.sink.emit({ type: "note", message }),
+      });
     } catch (error) {
       reserved?.[Symbol.dispose]();
       throw error;

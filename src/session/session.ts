@@ -14,6 +14,7 @@ import type { NewRecord, SessionHeader, SessionRecord } from "./records.ts";
 import { serializeRecord, type WriteRules, writeRulesFromConfig } from "./serialize_record.ts";
 import { newSessionId, newSubagentId, sessionFile, validateSessionId } from "./session_id.ts";
 import { type ParkedCall, SessionState } from "./session_state.ts";
+import { describeAccessError, isAccessError } from "../fs/access_error.ts";
 
 /** The version written in new headers. */
 export const SESSION_FORMAT_VERSION = 1;
@@ -29,6 +30,11 @@ export interface OpenSessionOptions {
   /** Makes this a sub-agent session of `parent`, with an id `sub_<agentType>_<random>`. */
   parent?: string | undefined;
   agentType?: string | undefined;
+  /**
+   * Told once when the session file cannot be written (read-only worktree, no `--allow-write`):
+   * the session then lives in memory only and the turn goes on.
+   */
+  onUnwritable?: ((message: string) => void) | undefined;
 }
 
 /**
@@ -59,7 +65,10 @@ export async function openSession(worktree: string, options: OpenSessionOptions)
     ...(options.agentType !== undefined ? { agent_type: options.agentType } : {}),
   };
   const size = await fileSize(path);
-  if (size === 0) return new Session({ path, header: fresh, state, rules, warnings: [] });
+  const onUnwritable = options.onUnwritable;
+  if (size === 0) {
+    return new Session({ path, header: fresh, state, rules, warnings: [], onUnwritable });
+  }
 
   const report = await scanSession(path, (record) => state.apply(record));
   return new Session({
@@ -68,6 +77,7 @@ export async function openSession(worktree: string, options: OpenSessionOptions)
     state,
     rules,
     warnings: report.warnings,
+    onUnwritable,
     resume: {
       needsNewline: !(await endsWithNewline(path, size)),
       needsHeader: report.header === null,
@@ -90,6 +100,7 @@ interface SessionInit {
   state: SessionState;
   rules: WriteRules;
   warnings: string[];
+  onUnwritable?: ((message: string) => void) | undefined;
   resume?: ResumeFixes;
 }
 
@@ -112,6 +123,9 @@ export class Session implements Disposable {
   #resume: ResumeFixes | null;
   #file: Deno.FsFile | null = null;
   #closed = false;
+  /** Why the file cannot be written; appends then only update the state in memory. */
+  #unwritable: string | null = null;
+  readonly #onUnwritable: ((message: string) => void) | undefined;
 
   /** Use {@link openSession}. */
   constructor(init: SessionInit) {
@@ -122,6 +136,12 @@ export class Session implements Disposable {
     this.#state = init.state;
     this.#rules = init.rules;
     this.#resume = init.resume ?? { needsNewline: false, needsHeader: true, repairs: [] };
+    this.#onUnwritable = init.onUnwritable;
+  }
+
+  /** Why this session is not saved (e.g. a read-only worktree), or null when it is. */
+  get unwritable(): string | null {
+    return this.#unwritable;
   }
 
   /** The number of the last turn started; a resumed session's next turn is `turns + 1`. */
@@ -173,10 +193,22 @@ export class Session implements Disposable {
       const exact = { ...this.#rules, noiseTools: new Set<string>(), toolMaxChars: 0 };
       text = (fixes.needsNewline ? "\n" : "") +
         [...header, ...prelude].map((r) => serializeRecord(r, exact)).join("") + text;
-      this.#file = openForAppend(this.path);
-      this.#resume = null;
+      if (this.#unwritable === null) {
+        try {
+          this.#file = openForAppend(this.path);
+          this.#resume = null;
+        } catch (error) {
+          if (!isAccessError(error)) throw error;
+          this.#unwritable = describeAccessError(error);
+          this.#resume = null;
+          this.#onUnwritable?.(
+            `sessions are off, this one is kept in memory only: cannot write ` +
+              `${dirname(this.path)}: ${this.#unwritable}`,
+          );
+        }
+      }
     }
-    writeWhole(this.#file, new TextEncoder().encode(text));
+    if (this.#file !== null) writeWhole(this.#file, new TextEncoder().encode(text));
     for (const r of prelude) this.#state.apply(r);
     this.#state.apply(full);
   }

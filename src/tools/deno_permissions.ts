@@ -1,56 +1,105 @@
 /**
- * The Deno permission layer beneath ToolPolicy (DESIGN.md §1). It only asks
- * `Deno.permissions.querySync()`, which never prompts, and can only lower an action.
+ * The Deno permission layer beneath ToolPolicy (DESIGN.md §1). Each tool declares what it needs
+ * of the process (`ToolSpec.deno`); this layer asks `Deno.permissions.querySync()`, which never
+ * prompts, whether that was granted, and can only lower an action. A denial names the exact
+ * flags to add, never a policy setting: no policy change can give the process a grant.
  * @module
  */
-import type { PermissionKey, Resolution } from "./types.ts";
+import type { DenoNeeds, PermissionKey, Resolution, ToolSpec } from "./types.ts";
 
-/** Which Deno permission each tool permission key needs, and the flag that grants it. */
-const NEEDS: Partial<
-  Record<PermissionKey, { name: "read" | "write" | "run" | "net"; flag: string }>
-> = {
-  read: { name: "read", flag: "--allow-read" },
-  list: { name: "read", flag: "--allow-read" },
-  edit: { name: "write", flag: "--allow-write" },
-  bash: { name: "run", flag: "--allow-run" },
-  web: { name: "net", flag: "--allow-net" },
-  mcp: { name: "run", flag: "--allow-run" },
+/** What a tool that declares no {@link DenoNeeds} needs, judged by its permission key. */
+const KEY_NEEDS: Partial<Record<PermissionKey, DenoNeeds>> = {
+  read: { read: true },
+  list: { read: true },
+  edit: { read: true, write: true },
+  bash: { read: true, run: ["setsid", "bash"] },
+  web: { net: true },
 };
 
-/**
- * A `deny` resolution when the process could never do what the key needs (e.g. bash without
- * `--allow-run`), else null. File keys are judged on the worktree: partial grants elsewhere
- * still allow the tool, and each path is checked by {@link assertPathAccess}.
- */
-export function denoDenial(key: PermissionKey, worktree: string): Resolution | null {
-  const need = NEEDS[key];
-  if (!need) return null;
-  const state = queryState(need.name, worktree);
-  return state === "granted" ? null : { action: "deny", reason: `deno: no ${need.flag}` };
+/** The needs a tool declared, or those its permission key implies. */
+export function denoNeedsOf(tool: Pick<ToolSpec, "deno" | "permission">): DenoNeeds {
+  return tool.deno ?? KEY_NEEDS[tool.permission] ?? {};
 }
 
-function queryState(
-  name: "read" | "write" | "run" | "net",
+/**
+ * The flags this process lacks for `needs` (e.g. `--allow-run=git`); empty when it can serve
+ * them. File access is judged on the worktree; `env` is optional and never missing.
+ */
+export function missingGrants(
+  needs: DenoNeeds,
   worktree: string,
-): Deno.PermissionState {
-  switch (name) {
-    case "read":
-    case "write":
-      return Deno.permissions.querySync({ name, path: worktree }).state;
-    case "run":
-      return Deno.permissions.querySync({ name, command: "bash" }).state;
-    case "net": {
-      // Any net grant makes the web possible; a host list is judged per request by Deno.
-      const all = Deno.permissions.querySync({ name }).state;
-      return all === "granted" ? all : hasNetFlag() ? "granted" : all;
+  modelHost: string | null = null,
+): string[] {
+  const missing: string[] = [];
+  for (const name of ["read", "write"] as const) {
+    if (needs[name] && query({ name, path: worktree }) !== "granted") {
+      missing.push(`--allow-${name}=${worktree}`);
     }
   }
+  const programs = (needs.run ?? []).filter((command) =>
+    query({ name: "run", command }) !== "granted"
+  );
+  if (programs.length) missing.push(`--allow-run=${programs.join(",")}`);
+  // The web tools reach any host, and their private-address check resolves names: a host list
+  // cannot serve them.
+  if (needs.net && query({ name: "net" }) !== "granted") missing.push("--allow-net");
+  if (needs.model && !needs.net) {
+    // An unknown host (base_url unset) is found at run time; any net grant may reach it.
+    const reachable = modelHost === null
+      ? netGrantKind() !== "none"
+      : query({ name: "net", host: modelHost }) === "granted";
+    if (!reachable) missing.push(`--allow-net${modelHost === null ? "" : `=${modelHost}`}`);
+  }
+  return missing;
 }
 
-/** Whether some `--allow-net` list was given (querySync without host reads partial as prompt). */
-function hasNetFlag(): boolean {
-  return Deno.permissions.querySync({ name: "net", host: "127.0.0.1" }).state === "granted" ||
-    Deno.permissions.querySync({ name: "net", host: "localhost" }).state === "granted";
+/** The `host:port` of the configured model server, or null when it is found at run time. */
+export function modelHostOf(baseUrl: string, provider: string): string | null {
+  if (baseUrl && URL.canParse(baseUrl)) {
+    const url = new URL(baseUrl);
+    return url.port ? url.host : `${url.hostname}:${url.protocol === "https:" ? 443 : 80}`;
+  }
+  return provider === "ollama" ? "127.0.0.1:11434" : null;
+}
+
+/**
+ * A `deny` resolution when the process could never serve the tool (e.g. git without
+ * `--allow-run=git`), else null. The reason names the flags: `deno: needs --allow-run=git`.
+ */
+export function denoDenial(
+  tool: Pick<ToolSpec, "deno" | "permission">,
+  worktree: string,
+  modelHost: string | null = null,
+): Resolution | null {
+  const missing = missingGrants(denoNeedsOf(tool), worktree, modelHost);
+  if (missing.length === 0) return null;
+  const flags = missing.join(" ");
+  return { action: "deny", reason: `deno: needs ${flags}`, denoFlags: flags };
+}
+
+/**
+ * Whether net is granted for every host, some hosts, or none. A host list cannot be listed, so
+ * likely hosts are probed, `known` ones (e.g. the model's `host:port`) first.
+ */
+export function netGrantKind(known: readonly string[] = []): "all" | "hosts" | "none" {
+  if (query({ name: "net" }) === "granted") return "all";
+  // querySync without a host reads a host list as "prompt"; a probe of a likely host finds it.
+  const probes = [...known, "127.0.0.1", "localhost", "api.openai.com"];
+  return probes.some((host) => query({ name: "net", host }) === "granted") ? "hosts" : "none";
+}
+
+/** Whether reading the environment variable `name` is granted (asking never prompts). */
+export function canReadEnv(name: string): boolean {
+  return name !== "" && query({ name: "env", variable: name }) === "granted";
+}
+
+/** An environment variable when reading it is granted, else undefined (never prompts). */
+export function readGrantedEnv(name: string): string | undefined {
+  return canReadEnv(name) ? Deno.env.get(name) : undefined;
+}
+
+function query(descriptor: Deno.PermissionDescriptor): Deno.PermissionState {
+  return Deno.permissions.querySync(descriptor).state;
 }
 
 /**

@@ -7,7 +7,7 @@
 import type { Activity, Decision, Sink } from "../ui/events.ts";
 import { describeActivity, plainActivity } from "./activity.ts";
 import type { PermissionRecord } from "./audit.ts";
-import type { Policy } from "./policy.ts";
+import type { Policy, PolicyResolution } from "./policy.ts";
 import { errorResult, type PreparedCall, type ToolRegistry, type ToolResult } from "./registry.ts";
 import type { Tool, ToolArgs, ToolContext } from "./types.ts";
 
@@ -176,7 +176,7 @@ export async function invokeTool(
   if (decision !== "granted") {
     return finish(
       {
-        output: refusalText(call, decision, reason, cancelled, resolution.protectedPath, note),
+        output: refusalText(call, decision, resolution, reason, cancelled, note),
         isError: true,
       },
       decision,
@@ -189,12 +189,18 @@ export async function invokeTool(
 function refusalText(
   call: PreparedCall,
   decision: Decision,
+  resolution: PolicyResolution,
   reason: string,
   cancelled: boolean,
-  protectedPath: string | undefined,
   note?: string,
 ): string {
+  const protectedPath = resolution.protectedPath;
   const name = call.tool.name;
+  if (resolution.denoFlags) {
+    // No policy setting helps here: only the person who starts replio can add the grant.
+    return `Error: ${name} is unavailable: replio was started without ${resolution.denoFlags}: ` +
+      `do not retry it; use another tool (the user can restart replio with ${resolution.denoFlags})`;
+  }
   if (cancelled) return "Error: cancelled by the user";
   if (decision === "declined" && note) {
     return `Error: the user declined to run ${name} (${note}): do not retry it; take another approach`;

@@ -7,7 +7,16 @@ export { describeActivity, plainActivity } from "./activity.ts";
 export type { PermissionRecord } from "./audit.ts";
 export { capResult, TRUNCATED_MARKER } from "./cap_result.ts";
 export { createToolContext, type ToolContextOptions } from "./context.ts";
-export { assertPathAccess, denoDenial } from "./deno_permissions.ts";
+export {
+  assertPathAccess,
+  canReadEnv,
+  denoDenial,
+  denoNeedsOf,
+  missingGrants,
+  modelHostOf,
+  netGrantKind,
+  readGrantedEnv,
+} from "./deno_permissions.ts";
 export {
   type GivenAnswer,
   type InvokeOptions,

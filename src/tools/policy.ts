@@ -6,7 +6,7 @@
  * @module
  */
 import { type Config, ConfigError } from "../config/mod.ts";
-import { denoDenial } from "./deno_permissions.ts";
+import { denoDenial, modelHostOf } from "./deno_permissions.ts";
 import { globalConfigDirs, protectedPath } from "./protected_path.ts";
 import { absoluteToolPath, isInside, resolveToolPath } from "./resolve_path.ts";
 import type { Action, PermissionKey, Resolution, Tool, ToolArgs } from "./types.ts";
@@ -87,6 +87,7 @@ export class ToolPolicy implements Policy {
   readonly #allow: string[];
   readonly #deny: string[];
   #globalConfigDirs: Promise<string[]> | null = null;
+  readonly #modelHost: string | null;
 
   constructor(options: PolicyOptions) {
     this.config = options.config;
@@ -100,6 +101,7 @@ export class ToolPolicy implements Policy {
     this.#deny = [...options.config.get("tools.deny"), ...(modeSpec.tools?.deny ?? [])];
     const modeAllow = modeSpec.tools?.allow ?? [];
     this.#allow = modeAllow.length ? modeAllow : [...options.config.get("tools.allow")];
+    this.#modelHost = modelHostOf(options.config.get("base_url"), options.config.get("provider"));
   }
 
   /** The mode's instructions for the system prompt, if any. */
@@ -134,7 +136,7 @@ export class ToolPolicy implements Policy {
     if (byName) return byName;
     const category = this.#categoryAction(tool.permission);
     if (category.action === "deny") return category;
-    return denoDenial(tool.permission, this.worktree) ?? category;
+    return denoDenial(tool, this.worktree, this.#modelHost) ?? category;
   }
 
   /** Whether a tool is offered to the model and listed as callable. */

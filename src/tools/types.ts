@@ -24,6 +24,31 @@ export type ToolArgs = Record<string, unknown>;
 export interface Resolution {
   action: Action;
   reason: string;
+  /**
+   * Set when the Deno process lacks a grant the tool needs: the flags that would add it
+   * (e.g. `--allow-run=git`). Such a deny is no policy decision, so no policy change helps.
+   */
+  denoFlags?: string;
+}
+
+/**
+ * What the Deno process must be granted for a tool to work (DESIGN.md §1), declared beside the
+ * tool's other metadata. File access is judged on the worktree; paths elsewhere are checked per
+ * call. A tool that declares none is judged by its permission key.
+ */
+export interface DenoNeeds {
+  /** Reads files in the worktree. */
+  read?: boolean;
+  /** Writes files in the worktree. */
+  write?: boolean;
+  /** Programs it spawns; each must be granted (`--allow-run=git`). */
+  run?: readonly string[];
+  /** Reaches arbitrary hosts: only an unrestricted `--allow-net` serves it. */
+  net?: boolean;
+  /** Talks to the configured model server (delegate's sub-agents). */
+  model?: boolean;
+  /** Variables it reads when granted; never required (a default is used otherwise). */
+  env?: readonly string[];
 }
 
 /** What a `permissionFn` may look at besides the arguments. */
@@ -91,6 +116,8 @@ export interface ToolSpec<P extends JsonSchema = JsonSchema> {
   parameters: P;
   category: Category;
   permission: PermissionKey;
+  /** The Deno grants it needs; see {@link DenoNeeds}. */
+  deno?: DenoNeeds;
   /** Refines a non-deny action from the current arguments (e.g. delegate per agent type). */
   permissionFn?: (
     args: ToolArgs,
