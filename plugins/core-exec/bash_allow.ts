@@ -385,8 +385,12 @@ function scanCall(scan: Scan, call: GoCallExpr): void {
   const builtinProblem = builtinProblemOf(argWords);
   if (builtinProblem) refuse(scan, call, builtinProblem);
   else if (!isPrefixed) {
-    const isDynamic = assigns.length === 0 && words[0] === null;
-    refuse(scan, call, isDynamic ? "its command name is an expansion" : "");
+    const detail = assigns.length > 0
+      ? "an assignment before a command is covered only when a prefix spells it out"
+      : words[0] === null
+      ? "its command name is an expansion"
+      : "";
+    refuse(scan, call, detail);
   }
   for (const assign of assigns) {
     if (kindOf(assign.Value)) scanWord(scan, assign.Value);
@@ -403,7 +407,13 @@ function scanCall(scan: Scan, call: GoCallExpr): void {
  * A computed argument counts as one of those forms: `$_` can hold `-v`.
  */
 function builtinProblemOf(words: readonly (string | null)[]): string | null {
-  const [name, ...args] = words;
+  // `command` and `builtin` run the builtin they name: judge that one (`command -p read x`).
+  let start = 0;
+  while (words[start] === "command" || words[start] === "builtin") {
+    start++;
+    while (words[start]?.startsWith("-")) start++;
+  }
+  const [name, ...args] = words.slice(start);
   if (name === null || name === undefined) return null;
   const problem = NEVER_COVERED.get(name);
   if (problem) return problem;

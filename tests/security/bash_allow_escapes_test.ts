@@ -1,0 +1,239 @@
+/**
+ * Escapes from `tool_permission.bash_allow` under `tool_permission.bash: allow`, the setting
+ * where the list is the only thing between the model and the shell. Each escape is shown real
+ * first: run by bash itself in a prepared worktree it creates the marker file. Then the same
+ * command goes through the real policy (in process for every escape, and as a `replio tool`
+ * child process with a global config for the reported findings): it is denied and the marker
+ * never appears. The corpus in plugins/core-exec/bash_allow_test.ts covers substitutions,
+ * redirections, chains and wrappers; these are the variable, builtin and naming tricks.
+ * @module
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import type { PermissionRecord } from "../../src/tools/mod.ts";
+import { runReplio } from "../support/replio_process.ts";
+import { invokeInWorktree, type TempWorktree, tempWorktree } from "../support/worktree.ts";
+
+/** The file every escape tries to create. */
+const MARKER = "pwned";
+
+/**
+ * What the escapes plant, as a prompt-injected model could with file_write: a fake `ls` in
+ * bin/ and b/, git configs whose fsmonitor hook runs on `git status`, and a script.
+ */
+const PLANTED = {
+  "bin/ls": `#!/bin/sh\necho > ${MARKER}\n`,
+  "b/ls": `#!/bin/sh\necho > ${MARKER}\n`,
+  ".gitconfig": `[core]\n\tfsmonitor = "echo > ${MARKER}; false"\n`,
+  "g": `[core]\n\tfsmonitor = "echo > ${MARKER}; false"\n`,
+  "x/git/config": `[core]\n\tfsmonitor = "echo > ${MARKER}; false"\n`,
+  "s.sh": `echo > ${MARKER}\n`,
+  "a.txt": "hello\n",
+};
+
+/**
+ * Prefixes a user might well allow, builtins included: every escape below starts each of its
+ * commands with one of them, so a check that looked only at command names would pass it.
+ * Wrappers that run any program (env, exec, nohup, eval, `.`) are left out: naming one trusts
+ * everything it runs (docs/permissions.md).
+ */
+const LIST = [
+  "ls",
+  "echo",
+  "cat",
+  "git status",
+  "printf",
+  "test",
+  "[",
+  "read",
+  "true",
+  "wait",
+  "compgen",
+  "getopts",
+  "hash",
+  "set",
+  "trap",
+  "unset",
+  "let",
+  "export",
+  "declare",
+  "typeset",
+  "readonly",
+  ":",
+  "command",
+  "builtin",
+];
+
+const CONFIG = { "tool_permission.bash": "allow", "tool_permission.bash_allow": LIST };
+
+/** The escapes reported against bash_allow (issue 11, item 4). */
+const FINDINGS: readonly string[] = [
+  `ls; touch ${MARKER}`,
+  "for PATH in bin; do ls; done",
+  "for HOME in .; do git status; done",
+  `printf -v 'a[$(touch ${MARKER})]' x`,
+  `test -v 'a[$(touch ${MARKER})]'`,
+  `[ -v 'a[$(touch ${MARKER})]' ]`,
+  "printf -v PATH bin; ls",
+];
+
+/** Further escapes, each a different way to assign, evaluate or rename. */
+const ESCAPES: readonly string[] = [
+  // Variable-taking builtins evaluate a subscript in the name.
+  `read 'a[$(touch ${MARKER})]' <<< x`,
+  `"read" 'a[$(touch ${MARKER})]' <<< x`,
+  `ls | read 'a[$(touch ${MARKER})]'`,
+  `true & wait -p 'PIPESTATUS[$(touch ${MARKER})]' $!`,
+  `unset 'BASH_ALIASES[$(touch ${MARKER})]'`,
+  `declare -n r='a[$(touch ${MARKER})]'; echo $r`,
+  `let 'a[$(touch ${MARKER})]=1'`,
+  `compgen -W '$(touch ${MARKER})' x`,
+  // printf -v and test -v in every spelling.
+  "printf -vPATH bin; ls",
+  `'printf' -v 'a[$(touch ${MARKER})]' x`,
+  `p\\rintf -v 'a[$(touch ${MARKER})]' x`,
+  `command printf -v 'a[$(touch ${MARKER})]' x`,
+  `builtin printf -v 'a[$(touch ${MARKER})]' x`,
+  `time printf -v 'a[$(touch ${MARKER})]' x`,
+  `! test -v 'a[$(touch ${MARKER})]'`,
+  `if [ -v 'a[$(touch ${MARKER})]' ]; then ls; fi`,
+  `echo '-v a[$(touch\${IFS}${MARKER})]'; test $_`,
+  `set -- -v 'a[$(touch ${MARKER})]'; test "$@"`,
+  `[[ -v a[$(touch ${MARKER})] ]]`,
+  `[[ 'a[$(touch ${MARKER})]' -eq 0 ]]`,
+  // Assigning PATH or HOME so an allowed command runs planted code.
+  "read PATH <<< bin; ls",
+  "while read PATH; do ls; break; done <<< bin",
+  "select PATH in bin; do ls; break; done <<< 1",
+  "getopts b PATH -b; ls",
+  "export PATH=bin; ls",
+  "declare PATH=bin; ls",
+  "typeset PATH=bin; ls",
+  "readonly PATH=bin; ls",
+  "PATH=bin; ls",
+  "PATH=bin ls",
+  "PATH=bin:$PATH ls",
+  "printf -v HOME .; git status",
+  "HOME=. git status",
+  "GIT_CONFIG_GLOBAL=g git status",
+  "XDG_CONFIG_HOME=x git status",
+  "hash -p bin/ls ls; ls",
+  // Arithmetic and default-assignment expansions.
+  `ls $(( a[$(touch ${MARKER})] ))`,
+  `(( x = a[$(touch ${MARKER})] ))`,
+  `echo $(( y = a[$(touch ${MARKER})] ))`,
+  `: \${x:=$(touch ${MARKER})}`,
+  `ls \${x=$(touch ${MARKER})}`,
+  `ls \${HOME+$(touch ${MARKER})}`,
+  `ls \${NOPE:?$(touch ${MARKER})}`,
+  `ls \${PATH#$(touch ${MARKER})}`,
+  `ls \${PATH:$(touch ${MARKER}):1}`,
+  `ls "\${HOME/#/$(touch ${MARKER})}"`,
+  `echo \${x:-\`touch ${MARKER}\`}`,
+  `set -- '$(touch ${MARKER})'; echo \${1@P}`,
+  // Shell state that runs code later.
+  `trap 'touch ${MARKER}' ERR; ls nope`,
+  `ls() (touch ${MARKER}); ls`,
+  // Command names bash computes or finds.
+  `\${PATH:0:0}touch ${MARKER}`,
+  `t$@ouch ${MARKER}`,
+  `t$()ouch ${MARKER}`,
+  `$'\\164ouch' ${MARKER}`,
+  `a=(touch ${MARKER}); "\${a[@]}"`,
+  `/*/bin/to?ch ${MARKER}`,
+  // Wrappers nobody listed.
+  `. /dev/stdin <<< 'touch ${MARKER}'`,
+  "env PATH=bin ls",
+  `nohup touch ${MARKER}`,
+  `exec ls > ${MARKER}`,
+  `git status; IFS=/ ls; touch ${MARKER}`,
+];
+
+async function plantedWorktree(command: string): Promise<TempWorktree> {
+  const wt = await tempWorktree(PLANTED);
+  for (const fake of ["bin/ls", "b/ls"]) await Deno.chmod(join(wt.path, fake), 0o755);
+  if (command.includes("git")) {
+    const init = await new Deno.Command("git", { args: ["init", "-q"], cwd: wt.path }).output();
+    assert.ok(init.success);
+  }
+  return wt;
+}
+
+async function hasMarker(wt: TempWorktree): Promise<boolean> {
+  try {
+    await Deno.stat(join(wt.path, MARKER));
+    return true;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return false;
+    throw error;
+  }
+}
+
+/** The control: bash on its own, in a clean environment, runs the forbidden thing. */
+async function assertRealEscape(command: string): Promise<void> {
+  await using wt = await plantedWorktree(command);
+  await new Deno.Command("bash", {
+    args: ["-c", command],
+    cwd: wt.path,
+    clearEnv: true,
+    env: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", HOME: join(wt.path, "nohome") },
+    stdin: "null",
+    stdout: "null",
+    stderr: "null",
+  }).output();
+  assert.equal(await hasMarker(wt), true, `control: bash should run ${JSON.stringify(command)}`);
+}
+
+for (const command of [...FINDINGS, ...ESCAPES]) {
+  Deno.test(`bash_allow denies the escape ${JSON.stringify(command)}`, async () => {
+    await assertRealEscape(command);
+    await using wt = await plantedWorktree(command);
+    const audit: PermissionRecord[] = [];
+    const outcome = await invokeInWorktree(wt, "run_command", { command }, {
+      config: CONFIG,
+      headless: "yes",
+      audit,
+    });
+    assert.equal(outcome.decision, "denied");
+    assert.equal(audit[0]?.action, "deny");
+    assert.match(audit[0]?.reason ?? "", /^bash_allow: /);
+    assert.match(outcome.output, /or ask the user to run it\): do not retry it/);
+    assert.equal(await hasMarker(wt), false);
+  });
+}
+
+Deno.test("bash_allow escapes: at least 30 beyond the findings", () => {
+  assert.ok(ESCAPES.length >= 30);
+  assert.equal(new Set([...FINDINGS, ...ESCAPES]).size, FINDINGS.length + ESCAPES.length);
+});
+
+Deno.test("replio tool run_command denies the reported escapes with exit 3", async () => {
+  // Global config, not the project's .replio/: project settings may be gated by folder trust.
+  await using xdg = await tempWorktree({
+    "replio/config.yaml": "tool_permission:\n  bash: allow\n  bash_allow: " +
+      `${JSON.stringify(LIST)}\n`,
+  });
+  for (const command of FINDINGS) {
+    await using wt = await plantedWorktree(command);
+    const { code, stdout } = await runReplio(
+      ["tool", "run_command", JSON.stringify({ command })],
+      { cwd: wt.path, env: { XDG_CONFIG_HOME: xdg.path } },
+    );
+    assert.equal(code, 3, `${command}: ${stdout}`);
+    assert.match(stdout, /denied by policy \(bash_allow: .* is not covered/);
+    assert.equal(await hasMarker(wt), false, command);
+  }
+});
+
+Deno.test("replio tool run_command still runs a covered command under the same config", async () => {
+  await using xdg = await tempWorktree({
+    "replio/config.yaml": "tool_permission:\n  bash: allow\n  bash_allow: " +
+      `${JSON.stringify(LIST)}\n`,
+  });
+  await using wt = await plantedWorktree("");
+  const { code, stdout } = await runReplio(
+    ["tool", "run_command", JSON.stringify({ command: "cat a.txt | cat && echo done" })],
+    { cwd: wt.path, env: { XDG_CONFIG_HOME: xdg.path } },
+  );
+  assert.deepEqual([code, stdout.trim()], [0, "exit 0\nhello\ndone"]);
+});
