@@ -414,7 +414,8 @@ function builtinProblemOf(words: readonly (string | null)[]): string | null {
     while (words[start]?.startsWith("-")) start++;
   }
   const [name, ...args] = words.slice(start);
-  if (name === null || name === undefined) return null;
+  if (name === undefined) return null;
+  if (name === null) return start > 0 ? "the builtin it runs is computed" : null;
   const problem = NEVER_COVERED.get(name);
   if (problem) return problem;
   if (name === "printf" && (args[0] === null || args[0]?.startsWith("-"))) {

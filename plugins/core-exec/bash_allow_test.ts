@@ -408,3 +408,59 @@ Deno.test("run_command allows a covered command under tool_permission.bash allow
     "bash_allow",
   ]);
 });
+
+Deno.test("checkBashAllow decides the examples of docs/permissions.md", async () => {
+  const prefixes = ["ls", "cat", "echo", "git status", "printf", "test"];
+  const covered = [
+    "ls -la src | cat",
+    "git status --porcelain && echo clean",
+    "cat a.txt 2>/dev/null || echo missing",
+    "if test -f a.txt; then cat a.txt; fi",
+    'echo "$(ls)"',
+    "cat <(ls)",
+    "printf '%s\\n' \"$HOME\"",
+    "'l's -la",
+    "echo ${#HOME} ${HOME} $HOME",
+  ];
+  const notCovered = [
+    "ls; touch x",
+    "lsblk",
+    "git -C other status",
+    "echo $(rm x)",
+    "echo hi > out.txt",
+    "ls &",
+    "for PATH in bin; do ls; done",
+    "printf -v PATH bin; ls",
+    "test -v 'a[$(cmd)]'",
+    "echo $(( a[$(cmd)] ))",
+    "(( x = 1 ))",
+    "ls ${x:=$(cmd)}",
+    "ls ${x:-y}",
+    "HOME=. git status",
+    "$CMD x",
+    "t$@ouch x",
+    "$'\\x6c's",
+    "/*/bin/ls",
+    "l\\s",
+    "cat <<EOF",
+    "x=1; ls",
+    "command printf -v x y",
+    "set -e; ls",
+  ];
+  for (const command of covered) {
+    assert.deepEqual(await checkBashAllow(command, prefixes), { allowed: true }, command);
+  }
+  for (const command of notCovered) {
+    assert.equal((await checkBashAllow(command, prefixes)).allowed, false, command);
+  }
+});
+
+Deno.test("checkBashAllow covers an env prefix only when a prefix spells it out", async () => {
+  assert.deepEqual(await checkBashAllow("LC_ALL=C ls", ["ls"]), {
+    allowed: false,
+    reason: 'bash_allow: "LC_ALL=C ls" is not covered: ' +
+      "an assignment before a command is covered only when a prefix spells it out",
+  });
+  assert.deepEqual(await checkBashAllow("LC_ALL=C ls", ["LC_ALL=C ls"]), { allowed: true });
+  assert.equal((await checkBashAllow("LC_ALL=C; ls", ["LC_ALL=C ls", "LC_ALL=C"])).allowed, false);
+});
