@@ -234,8 +234,12 @@ function kindOf(node: GoNode): string {
   return type.startsWith("*syntax.") ? type.slice("*syntax.".length) : type;
 }
 
-function itemsOf<T>(slice: GoSlice<T>): T[] {
-  return slice.$array.slice(slice.$offset, slice.$offset + slice.$length);
+/** A slice's items; the backing array itself when the slice spans it (read-only use). */
+function itemsOf<T>(slice: GoSlice<T>): readonly T[] {
+  const { $array, $offset, $length } = slice;
+  return $offset === 0 && $length === $array.length
+    ? $array
+    : $array.slice($offset, $offset + $length);
 }
 
 /** The loaded parser: `parse` throws mvdan/sh's error, `redirectOps` names operator codes. */
