@@ -433,21 +433,38 @@ function builtinProblemOf(words: readonly (string | null)[]): string | null {
   return null;
 }
 
-/** A word's text (as a Go byte string) when it has no expansion; `null` when bash computes it. */
+/**
+ * A word's text (as a Go byte string) when bash would pass it on exactly as written, quotes
+ * removed; `null` when bash computes it. Computed includes what is easy to overlook: a
+ * backslash (`\-v` is `-v`), a glob (`-?` matches a file named `-v`), a brace expansion
+ * (`{-v,x}` is two words) and a tilde. Judging such words as text would let them past the
+ * checks that look for `-v` or a builtin's name.
+ */
 function literalWord(word: GoWord): string | null {
+  const parts = itemsOf(word.Parts);
   let text = "";
-  for (const part of itemsOf(word.Parts)) {
+  for (const part of parts) {
     const kind = kindOf(part);
-    if (kind === "Lit") text += (part as GoLit).Value;
-    else if (kind === "SglQuoted" && !(part as GoSglQuoted).Dollar) {
+    if (kind === "Lit") {
+      const value = (part as GoLit).Value;
+      if (/[\\*?{~]/.test(value) || (value.includes("[") && !isLoneBracket(parts))) return null;
+      text += value;
+    } else if (kind === "SglQuoted" && !(part as GoSglQuoted).Dollar) {
       text += (part as GoSglQuoted).Value;
     } else if (kind === "DblQuoted" && !(part as GoDblQuoted).Dollar) {
-      const inner = itemsOf((part as GoDblQuoted).Parts);
-      if (!inner.every((p) => kindOf(p) === "Lit")) return null;
-      text += inner.map((p) => (p as GoLit).Value).join("");
+      for (const inner of itemsOf((part as GoDblQuoted).Parts)) {
+        // Inside double quotes a backslash is removed before $, `, " and \ only.
+        if (kindOf(inner) !== "Lit" || (inner as GoLit).Value.includes("\\")) return null;
+        text += (inner as GoLit).Value;
+      }
     } else return null;
   }
   return text;
+}
+
+/** The word `[` alone is the test command, not a bracket pattern. */
+function isLoneBracket(parts: readonly GoNode[]): boolean {
+  return parts.length === 1 && (parts[0] as GoLit).Value === "[";
 }
 
 function literalAssign(assign: GoAssign): string | null {

@@ -19,7 +19,8 @@ const MARKER = "pwned";
 
 /**
  * What the escapes plant, as a prompt-injected model could with file_write: a fake `ls` in
- * bin/ and b/, git configs whose fsmonitor hook runs on `git status`, and a script.
+ * bin/ and b/, git configs whose fsmonitor hook runs on `git status`, a script, and a file
+ * named `-v`.
  */
 const PLANTED = {
   "bin/ls": `#!/bin/sh\necho > ${MARKER}\n`,
@@ -29,6 +30,8 @@ const PLANTED = {
   "x/git/config": `[core]\n\tfsmonitor = "echo > ${MARKER}; false"\n`,
   "s.sh": `echo > ${MARKER}\n`,
   "a.txt": "hello\n",
+  // A file named like an option: a glob such as `-?` turns into `-v`.
+  "-v": "",
 };
 
 /**
@@ -103,6 +106,17 @@ const ESCAPES: readonly string[] = [
   `echo '-v a[$(touch\${IFS}${MARKER})]'; test $_`,
   `set -- -v 'a[$(touch ${MARKER})]'; test "$@"`,
   `[[ -v a[$(touch ${MARKER})] ]]`,
+  // Options that only quote removal, brace expansion or a glob reveal.
+  `test \\-v 'a[$(touch ${MARKER})]'`,
+  `printf \\-v 'a[$(touch ${MARKER})]' x`,
+  `\\read 'a[$(touch ${MARKER})]' <<< x`,
+  `command \\printf -v 'a[$(touch ${MARKER})]' x`,
+  `test {-v,'a[$(touch ${MARKER})]'}`,
+  `printf {-v,'a[$(touch ${MARKER})]'} x`,
+  `command {printf,-v,'a[$(touch ${MARKER})]',x}`,
+  `test -? 'a[$(touch ${MARKER})]'`,
+  `[ -[v] 'a[$(touch ${MARKER})]' ]`,
+  `printf -? 'a[$(touch ${MARKER})]' x`,
   `[[ 'a[$(touch ${MARKER})]' -eq 0 ]]`,
   // Assigning PATH or HOME so an allowed command runs planted code.
   "read PATH <<< bin; ls",
