@@ -9,6 +9,7 @@
  * @module
  */
 import assert from "node:assert/strict";
+import { checkBashAllow } from "../../plugins/core-exec/bash_allow.ts";
 import { join } from "node:path";
 import type { PermissionRecord } from "../../src/tools/mod.ts";
 import { runReplio } from "../support/replio_process.ts";
@@ -222,6 +223,88 @@ for (const command of [...FINDINGS, ...ESCAPES]) {
 Deno.test("bash_allow escapes: at least 30 beyond the findings", () => {
   assert.ok(ESCAPES.length >= 30);
   assert.equal(new Set([...FINDINGS, ...ESCAPES]).size, FINDINGS.length + ESCAPES.length);
+});
+
+/** Command names and arguments the generated lines are made of: escape pieces and plain ones. */
+const GENERATED_NAMES = [
+  ...["ls", "echo", "cat", "printf", "test", "[", "command", "builtin", ":", "true", "read"],
+  ...["l\\s", "'l's", '"echo"', "time printf", "! test", "command -p printf", "builtin test"],
+  ...["{ echo", "( test", "if test", "touch", "PATH=bin ls", "x=1", "for PATH in bin; do ls"],
+];
+const GENERATED_ARGS = [
+  ...["-v", `'a[$(touch ${MARKER})]'`, "$_", "*", "-?", "{-v,x}", "\\-v", '"$@"', "$(echo -v)"],
+  ...["`echo -v`", "<(echo -v)", "2>&1", ">/dev/null", "x", "--", "'%s'", "$HOME", "${#HOME}"],
+  ...["]", "-n", "'-v'", "-'v'", "$'-v'", "~", "{a,b}", "bin", "PATH", "-vPATH", MARKER],
+  ...['"$(echo read)"', "<<< x", "< a.txt", "| cat", "$(ls)", "-R", "=", "$1", '-v""'],
+  ...["; }", ")", "; then ls; fi", "; done", "${x:=1}", "$((1))", "> x", "&", "$(touch x)"],
+];
+const GENERATED_OPERATORS = [" ; ", " && ", " || ", " | "];
+
+/** mulberry32: the same lines on every run. */
+function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function generatedLines(count: number): string[] {
+  const next = seededRandom(11);
+  const pick = (items: readonly string[]) => items[Math.floor(next() * items.length)]!;
+  const lines = new Set<string>();
+  while (lines.size < count) {
+    const segments = Array.from(
+      { length: 1 + Math.floor(next() * 3) },
+      () =>
+        [
+          pick(GENERATED_NAMES),
+          ...Array.from({ length: Math.floor(next() * 4) }, () => pick(GENERATED_ARGS)),
+        ].join(" "),
+    );
+    lines.add(segments.reduce((line, segment) => line + pick(GENERATED_OPERATORS) + segment));
+  }
+  return [...lines];
+}
+
+/** Runs each line with `bash -c` in one planted worktree; returns the lines that made the marker. */
+async function linesThatEscape(lines: readonly string[]): Promise<string[]> {
+  await using wt = await plantedWorktree("");
+  await wt.write(`a[$(touch ${MARKER})]`, "");
+  const driver = 'while IFS= read -r line; do rm -f "$1"; ' +
+    'timeout 5 bash -c "$line" </dev/null >/dev/null 2>&1; ' +
+    '[ -e "$1" ] && printf "%s\\n" "$line"; done; rm -f "$1"';
+  const child = new Deno.Command("bash", {
+    args: ["-c", driver, "driver", MARKER],
+    cwd: wt.path,
+    clearEnv: true,
+    env: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", HOME: join(wt.path, "nohome") },
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  await writer.write(new TextEncoder().encode(lines.join("\n") + "\n"));
+  await writer.close();
+  const { stdout } = await child.output();
+  return new TextDecoder().decode(stdout).split("\n").filter((line) => line !== "");
+}
+
+Deno.test("bash_allow covers no generated line that bash lets escape", async () => {
+  const lines = generatedLines(400);
+  const covered: string[] = [];
+  for (const line of lines) {
+    if ((await checkBashAllow(line, LIST)).allowed) covered.push(line);
+  }
+  const escaping = await linesThatEscape(lines);
+  // The control: the pieces make real escapes (17 of the 400 lines), and the check is not
+  // trivially strict (it covers 60).
+  assert.ok(escaping.length >= 10, `only ${escaping.length} generated lines escape`);
+  assert.ok(covered.length >= 40, `only ${covered.length} generated lines are covered`);
+  assert.deepEqual(escaping.filter((line) => covered.includes(line)), []);
 });
 
 Deno.test("replio tool run_command denies the reported escapes with exit 3", async () => {
