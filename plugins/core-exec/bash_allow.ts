@@ -88,8 +88,7 @@ export async function checkBashAllow(
   }
   const scan: Scan = {
     source: new TextEncoder().encode(command),
-    prefixes: prefixes.map((prefix) => prefix.trim().split(/\s+/).map(goString))
-      .filter((p) => p[0] !== ""),
+    prefixes: indexPrefixes(prefixes),
     redirectOps: shell.redirectOps,
     refusal: null,
     hasHeredoc: false,
@@ -109,6 +108,17 @@ function hasControlCharacter(text: string): boolean {
     if ((code < 0x20 && code !== 0x09) || code === 0x7f) return true;
   }
   return false;
+}
+
+/** Prefixes as words (Go byte strings), grouped by their first word for one lookup per command. */
+function indexPrefixes(prefixes: readonly string[]): Map<string, string[][]> {
+  const index = new Map<string, string[][]>();
+  for (const prefix of prefixes) {
+    const words = prefix.trim().split(/\s+/).map(goString);
+    if (words[0] === "") continue;
+    index.set(words[0]!, [...index.get(words[0]!) ?? [], words]);
+  }
+  return index;
 }
 
 function notCovered(problem: string): BashAllowVerdict {
@@ -281,7 +291,8 @@ function loadShell(): Promise<Shell> {
 /** What a walk found: the first part that is not covered, and how many commands it saw. */
 interface Scan {
   source: Uint8Array;
-  prefixes: string[][];
+  /** Allowed prefixes by first word. */
+  prefixes: ReadonlyMap<string, readonly string[][]>;
   redirectOps: ReadonlyMap<number, string>;
   refusal: string | null;
   /** A heredoc without its body (`cat <<EOF`) parses; with one, the line break is refused. */
@@ -304,7 +315,7 @@ function sourceOf(scan: Scan, node: GoNode): string {
 }
 
 function scanStmts(scan: Scan, stmts: GoSlice<GoStmt>): void {
-  for (const stmt of itemsOf(stmts)) scanStmt(scan, stmt);
+  for (let i = 0; i < stmts.$length; i++) scanStmt(scan, stmts.$array[stmts.$offset + i]!);
 }
 
 function scanStmt(scan: Scan, stmt: GoStmt): void {
@@ -382,9 +393,10 @@ function scanCall(scan: Scan, call: GoCallExpr): void {
     ...assigns.map((assign) => literalAssign(assign)),
     ...args.map((word) => literalWord(word)),
   ];
-  const isPrefixed = scan.prefixes.some((prefix) =>
-    prefix.length <= words.length && prefix.every((word, i) => words[i] === word)
-  );
+  const isPrefixed = words[0] !== null &&
+    (scan.prefixes.get(words[0]!) ?? []).some((prefix) =>
+      prefix.length <= words.length && prefix.every((word, i) => words[i] === word)
+    );
   const argWords = words.slice(assigns.length);
   const builtinProblem = builtinProblemOf(argWords);
   if (builtinProblem) refuse(scan, call, builtinProblem);
@@ -441,30 +453,40 @@ function builtinProblemOf(words: readonly (string | null)[]): string | null {
  * checks that look for `-v` or a builtin's name.
  */
 function literalWord(word: GoWord): string | null {
-  const parts = itemsOf(word.Parts);
+  const { $array, $offset, $length } = word.Parts;
   let text = "";
-  for (const part of parts) {
-    const kind = kindOf(part);
-    if (kind === "Lit") {
+  for (let i = 0; i < $length; i++) {
+    const piece = literalPart($array[$offset + i]!, $length === 1);
+    if (piece === null) return null;
+    text = i === 0 ? piece : text + piece;
+  }
+  return text;
+}
+
+/** One part's text for {@link literalWord}; `isWholeWord` lets the word `[` (test) through. */
+function literalPart(part: GoNode, isWholeWord: boolean): string | null {
+  switch (kindOf(part)) {
+    case "Lit": {
       const value = (part as GoLit).Value;
-      if (/[\\*?{~]/.test(value) || (value.includes("[") && !isLoneBracket(parts))) return null;
-      text += value;
-    } else if (kind === "SglQuoted" && !(part as GoSglQuoted).Dollar) {
-      text += (part as GoSglQuoted).Value;
-    } else if (kind === "DblQuoted" && !(part as GoDblQuoted).Dollar) {
+      const isPattern = /[\\*?{~]/.test(value) ||
+        (value.includes("[") && !(isWholeWord && value === "["));
+      return isPattern ? null : value;
+    }
+    case "SglQuoted":
+      return (part as GoSglQuoted).Dollar ? null : (part as GoSglQuoted).Value;
+    case "DblQuoted": {
+      if ((part as GoDblQuoted).Dollar) return null;
+      let text = "";
       for (const inner of itemsOf((part as GoDblQuoted).Parts)) {
         // Inside double quotes a backslash is removed before $, `, " and \ only.
         if (kindOf(inner) !== "Lit" || (inner as GoLit).Value.includes("\\")) return null;
         text += (inner as GoLit).Value;
       }
-    } else return null;
+      return text;
+    }
+    default:
+      return null;
   }
-  return text;
-}
-
-/** The word `[` alone is the test command, not a bracket pattern. */
-function isLoneBracket(parts: readonly GoNode[]): boolean {
-  return parts.length === 1 && (parts[0] as GoLit).Value === "[";
 }
 
 function literalAssign(assign: GoAssign): string | null {
@@ -476,7 +498,8 @@ function literalAssign(assign: GoAssign): string | null {
 }
 
 function scanWord(scan: Scan, word: GoWord): void {
-  for (const part of itemsOf(word.Parts)) scanWordPart(scan, part);
+  const parts = word.Parts;
+  for (let i = 0; i < parts.$length; i++) scanWordPart(scan, parts.$array[parts.$offset + i]!);
 }
 
 function scanWordPart(scan: Scan, part: GoNode): void {
