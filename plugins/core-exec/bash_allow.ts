@@ -278,8 +278,9 @@ function loadShell(): Promise<Shell> {
     const probe = REDIRECT_OPS.map((op) => `: ${op}x`).join("; ") + "\n: <<x\nx\n: <<-x\nx\n";
     const names = [...REDIRECT_OPS, "<<", "<<-"];
     const redirectOps = new Map<number, string>();
+    // The walk reads GopherJS's objects, not the package's API: fail closed on another shape.
     itemsOf(parse(probe).Stmts).forEach((stmt, i) => {
-      const op = itemsOf(stmt.Redirs)[0]?.Op;
+      const op = kindOf(stmt) === "Stmt" ? itemsOf(stmt.Redirs)[0]?.Op : undefined;
       const name = names[i];
       if (op === undefined || name === undefined) throw new Error("mvdan-sh: unexpected tree");
       redirectOps.set(op, name);
