@@ -9,8 +9,8 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { checkBashAllow } from "../../plugins/core-exec/bash_allow.ts";
 import { join } from "node:path";
+import { checkBashAllow } from "../../plugins/core-exec/bash_allow.ts";
 import type { PermissionRecord } from "../../src/tools/mod.ts";
 import { runReplio } from "../support/replio_process.ts";
 import { invokeInWorktree, type TempWorktree, tempWorktree } from "../support/worktree.ts";
@@ -20,8 +20,7 @@ const MARKER = "pwned";
 
 /**
  * What the escapes plant, as a prompt-injected model could with file_write: a fake `ls` in
- * bin/ and b/, git configs whose fsmonitor hook runs on `git status`, a script, and a file
- * named `-v`.
+ * bin/ and b/, git configs whose fsmonitor hook runs on `git status`, and a file named `-v`.
  */
 const PLANTED = {
   "bin/ls": `#!/bin/sh\necho > ${MARKER}\n`,
@@ -29,15 +28,14 @@ const PLANTED = {
   ".gitconfig": `[core]\n\tfsmonitor = "echo > ${MARKER}; false"\n`,
   "g": `[core]\n\tfsmonitor = "echo > ${MARKER}; false"\n`,
   "x/git/config": `[core]\n\tfsmonitor = "echo > ${MARKER}; false"\n`,
-  "s.sh": `echo > ${MARKER}\n`,
   "a.txt": "hello\n",
   // A file named like an option: a glob such as `-?` turns into `-v`.
   "-v": "",
 };
 
 /**
- * Prefixes a user might well allow, builtins included: every escape below starts each of its
- * commands with one of them, so a check that looked only at command names would pass it.
+ * Prefixes a user might well allow, builtins included: most escapes below start each of their
+ * commands with one of them, so a check that looked only at command names would pass them.
  * Wrappers that run any program (env, exec, nohup, eval, `.`) are left out: naming one trusts
  * everything it runs (docs/permissions.md).
  */
