@@ -1,59 +1,103 @@
 /**
- * `tool_permission.bash_allow`: decides whether every command a bash line would run starts with
- * an allowed prefix. The line is parsed by mvdan/sh (the parser behind shfmt) and the whole tree
- * is walked: chained and piped commands, command and process substitutions wherever they sit,
- * subshells, groups and the bodies of if, while, for and case. Every node type is allowed by
- * name, so a construct the walk does not know is refused rather than overlooked.
+ * `tool_permission.bash_allow`: decides whether a bash line is covered, that is whether every
+ * command it would run starts with an allowed prefix and nothing in it changes what a command
+ * means. The line is parsed by mvdan/sh (the parser behind shfmt) and the whole tree is walked:
+ * chained and piped commands, command and process substitutions wherever they sit, subshells,
+ * groups and the bodies of if, while and case. Every node type is allowed by name, so a construct
+ * the walk does not know is not covered rather than overlooked.
  *
- * The parser is the `mvdan-sh` package (mvdan/sh compiled to JavaScript): `sh-syntax`, its WASM
- * build, returns statements whose commands and word parts carry positions only, not their kind.
+ * Nothing that assigns a variable is ever covered, whatever the prefixes: bash evaluates array
+ * subscripts in variable names as arithmetic (`printf -v 'a[$(cmd)]' x` runs cmd), and a
+ * variable such as PATH, HOME or IFS changes what a later, allowed command does
+ * (`for PATH in bin; do ls; done` runs ./bin/ls). See docs/permissions.md.
+ *
+ * The parser is the `mvdan-sh` package (mvdan/sh compiled to JavaScript by GopherJS): `sh-syntax`,
+ * its WASM build, returns statements whose commands and word parts carry positions only, not
+ * their kind. The walk reads GopherJS's own objects (see {@link GoNode}): going through the
+ * package's JavaScript wrappers costs about half a millisecond per field read.
  * @module
  */
 
-/** The check's outcome: allowed, refused (the base action stands) or rejected (denied). */
-export type BashAllowVerdict =
-  | { allowed: true }
-  | { allowed: false; hard: boolean; reason: string };
+/** The check's outcome: covered, or not covered with the reason (the call is then denied). */
+export type BashAllowVerdict = { allowed: true } | { allowed: false; reason: string };
 
 /** Parts quoted in a reason are cut to this many characters: a reason is one short line. */
 const MAX_PART_CHARS = 80;
 
 /**
+ * Commands never covered, whatever the prefixes, with why: they assign variables (and so
+ * evaluate subscripts) or change how later commands are found and run. Matched on the command
+ * word as written once quotes are removed (`'read'` is `read`).
+ */
+const NEVER_COVERED: ReadonlyMap<string, string> = new Map([
+  ...[
+    "read",
+    "mapfile",
+    "readarray",
+    "getopts",
+    "declare",
+    "typeset",
+    "export",
+    "local",
+    "readonly",
+    "let",
+    "unset",
+    "wait", // wait -p NAME
+  ].map((name) => [name, "it assigns variables"] as const),
+  ...["set", "shopt", "enable", "hash", "alias", "unalias", "trap", "bind", "complete", "compopt"]
+    .map((name) => [name, "it changes how later commands run"] as const),
+  ["compgen", "it evaluates its arguments"],
+  ["fc", "it runs commands from the history"],
+]);
+
+/** `test` and `[` evaluate a subscript in the variable name these operators take. */
+const TEST_NAME_OPERATORS = new Set(["-v", "-R"]);
+
+/**
  * Checks `command` against the allowed prefixes (each matched on whole words: `ls` allows
  * `ls -la`, not `lsblk`; `git status` allows `git status -s`, not `git push`). Heredocs,
- * multi-line commands, control characters and unparsable commands are rejected outright.
+ * multi-line commands, control characters and unparsable commands are never covered.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(await checkBashAllow("ls -la | cat", ["ls", "cat"]), { allowed: true });
+ * assert.deepEqual(await checkBashAllow("ls; rm x", ["ls"]), {
+ *   allowed: false,
+ *   reason: 'bash_allow: "rm x" is not covered',
+ * });
+ * ```
  */
 export async function checkBashAllow(
   command: string,
   prefixes: readonly string[],
 ): Promise<BashAllowVerdict> {
   // Checked on the raw text: a line break would let a second command hide from a reader.
-  if (/[\n\r]/.test(command)) return reject("multi-line commands are not allowed");
+  if (/[\n\r]/.test(command)) return notCovered("multi-line commands are not allowed");
   // Bash and the parser may split words differently on control characters: refuse them.
-  if (hasControlCharacter(command)) return reject("control characters are not allowed");
+  if (hasControlCharacter(command)) return notCovered("control characters are not allowed");
   const shell = await loadShell();
-  let file: ShFile;
+  let file: GoFile;
   try {
     file = shell.parse(command);
   } catch (error) {
     const message = parseMessage(error);
     // A heredoc's body needs a line break, so one on a single line never parses.
-    if (message.includes("here-document")) return reject("heredocs are not allowed");
-    return reject(`cannot parse the command: ${message}`);
+    if (message.includes("here-document")) return notCovered("heredocs are not allowed");
+    return notCovered(`cannot parse the command: ${message}`);
   }
   const scan: Scan = {
     source: new TextEncoder().encode(command),
-    prefixes: prefixes.map((prefix) => prefix.trim().split(/\s+/)).filter((p) => p[0] !== ""),
+    prefixes: indexPrefixes(prefixes),
     redirectOps: shell.redirectOps,
-    nodeType: shell.nodeType,
     refusal: null,
-    rejection: null,
+    hasHeredoc: false,
     commands: 0,
   };
   scanStmts(scan, file.Stmts);
-  if (scan.rejection) return reject(scan.rejection);
-  if (scan.refusal) return { allowed: false, hard: false, reason: `bash_allow: ${scan.refusal}` };
-  if (scan.commands === 0) return { allowed: false, hard: false, reason: "bash_allow: no command" };
+  if (scan.hasHeredoc) return notCovered("heredocs are not allowed");
+  if (scan.refusal) return notCovered(scan.refusal);
+  if (scan.commands === 0) return notCovered("no command");
   return { allowed: true };
 }
 
@@ -66,8 +110,19 @@ function hasControlCharacter(text: string): boolean {
   return false;
 }
 
-function reject(problem: string): BashAllowVerdict {
-  return { allowed: false, hard: true, reason: `bash_allow: ${problem}` };
+/** Prefixes as words (Go byte strings), grouped by their first word for one lookup per command. */
+function indexPrefixes(prefixes: readonly string[]): Map<string, string[][]> {
+  const index = new Map<string, string[][]>();
+  for (const prefix of prefixes) {
+    const words = prefix.trim().split(/\s+/).map(goString);
+    if (words[0] === "") continue;
+    index.set(words[0]!, [...index.get(words[0]!) ?? [], words]);
+  }
+  return index;
+}
+
+function notCovered(problem: string): BashAllowVerdict {
+  return { allowed: false, reason: `bash_allow: ${problem}` };
 }
 
 function parseMessage(error: unknown): string {
@@ -79,103 +134,127 @@ function parseMessage(error: unknown): string {
   throw error;
 }
 
-// The subset of mvdan/sh's tree (GopherJS objects: nil is null, slices are arrays) we read.
-interface ShPos {
+/** Go strings are byte strings in GopherJS (one UTF-8 byte per char): compare prefixes so. */
+function goString(text: string): string {
+  let bytes = "";
+  for (const byte of new TextEncoder().encode(text)) bytes += String.fromCharCode(byte);
+  return bytes;
+}
+
+/**
+ * A GopherJS object of mvdan/sh's tree. A pointer's type is `constructor.string`
+ * (`*syntax.CallExpr`); a nil pointer is its type's `nil` object and a nil interface is an
+ * object without that string; a slice is a window on a shared array.
+ */
+interface GoNode {
+  constructor: { string?: string; nil?: unknown };
+  Pos(): GoPos;
+  End(): GoPos;
+}
+interface GoPos {
   Offset(): number;
 }
-interface ShNode {
-  Pos(): ShPos;
-  End(): ShPos;
+interface GoSlice<T> {
+  $array: T[];
+  $offset: number;
+  $length: number;
 }
-interface ShFile {
-  Stmts: ShStmt[];
+interface GoFile {
+  Stmts: GoSlice<GoStmt>;
 }
-interface ShStmt extends ShNode {
-  Cmd: ShNode | null;
+interface GoStmt extends GoNode {
+  Cmd: GoNode;
   Background: boolean;
   Coprocess: boolean;
-  Redirs: ShRedirect[];
+  Redirs: GoSlice<GoRedirect>;
 }
-interface ShRedirect extends ShNode {
+interface GoRedirect extends GoNode {
   Op: number;
-  N: ShLit | null;
-  Word: ShWord | null;
+  N: GoLit;
+  Word: GoWord;
 }
-interface ShWord extends ShNode {
-  Parts: ShNode[];
+interface GoWord extends GoNode {
+  Parts: GoSlice<GoNode>;
 }
-interface ShLit extends ShNode {
+interface GoLit extends GoNode {
   Value: string;
 }
-interface ShSglQuoted extends ShNode {
+interface GoSglQuoted extends GoNode {
   Value: string;
   Dollar: boolean;
 }
-interface ShDblQuoted extends ShNode {
-  Parts: ShNode[];
+interface GoDblQuoted extends GoNode {
+  Parts: GoSlice<GoNode>;
   Dollar: boolean;
 }
-interface ShParamExp extends ShNode {
+interface GoParamExp extends GoNode {
   Excl: boolean;
+  Length: boolean;
   Width: boolean;
-  Index: unknown;
-  Slice: unknown;
-  Repl: unknown;
-  Exp: unknown;
+  Index: GoNode;
+  Slice: GoNode;
+  Repl: GoNode;
+  Exp: GoNode;
   Names: number;
 }
-interface ShCmdSubst extends ShNode {
-  Stmts: ShStmt[];
+interface GoCmdSubst extends GoNode {
+  Stmts: GoSlice<GoStmt>;
   Backquotes: boolean;
 }
-interface ShStmts extends ShNode {
-  Stmts: ShStmt[];
+interface GoStmts extends GoNode {
+  Stmts: GoSlice<GoStmt>;
 }
-interface ShAssign extends ShNode {
+interface GoAssign extends GoNode {
   Append: boolean;
   Naked: boolean;
-  Name: ShLit | null;
-  Index: unknown;
-  Value: ShWord | null;
-  Array: unknown;
+  Name: GoLit;
+  Index: GoNode;
+  Value: GoWord;
+  Array: GoNode;
 }
-interface ShCallExpr extends ShNode {
-  Assigns: ShAssign[];
-  Args: ShWord[];
+interface GoCallExpr extends GoNode {
+  Assigns: GoSlice<GoAssign>;
+  Args: GoSlice<GoWord>;
 }
-interface ShBinaryCmd extends ShNode {
-  X: ShStmt;
-  Y: ShStmt;
+interface GoBinaryCmd extends GoNode {
+  X: GoStmt;
+  Y: GoStmt;
 }
-interface ShIfClause extends ShNode {
-  Cond: ShStmt[];
-  Then: ShStmt[];
-  Else: ShIfClause | null;
+interface GoIfClause extends GoNode {
+  Cond: GoSlice<GoStmt>;
+  Then: GoSlice<GoStmt>;
+  Else: GoIfClause;
 }
-interface ShWhileClause extends ShNode {
-  Cond: ShStmt[];
-  Do: ShStmt[];
+interface GoWhileClause extends GoNode {
+  Cond: GoSlice<GoStmt>;
+  Do: GoSlice<GoStmt>;
 }
-interface ShForClause extends ShNode {
-  Select: boolean;
-  Loop: ShNode;
-  Do: ShStmt[];
+interface GoCaseClause extends GoNode {
+  Word: GoWord;
+  Items: GoSlice<{ Patterns: GoSlice<GoWord>; Stmts: GoSlice<GoStmt> }>;
 }
-interface ShWordIter extends ShNode {
-  Items: ShWord[];
+interface GoTimeClause extends GoNode {
+  Stmt: GoStmt;
 }
-interface ShCaseClause extends ShNode {
-  Word: ShWord;
-  Items: { Patterns: ShWord[]; Stmts: ShStmt[] }[];
+
+/** The node's type name (`CallExpr`), or `""` for a nil pointer or interface. */
+function kindOf(node: GoNode): string {
+  const type = node.constructor.string;
+  if (type === undefined || node === node.constructor.nil) return "";
+  return type.startsWith("*syntax.") ? type.slice("*syntax.".length) : type;
 }
-interface ShTimeClause extends ShNode {
-  Stmt: ShStmt | null;
+
+/** A slice's items; the backing array itself when the slice spans it (read-only use). */
+function itemsOf<T>(slice: GoSlice<T>): readonly T[] {
+  const { $array, $offset, $length } = slice;
+  return $offset === 0 && $length === $array.length
+    ? $array
+    : $array.slice($offset, $offset + $length);
 }
 
 /** The loaded parser: `parse` throws mvdan/sh's error, `redirectOps` names operator codes. */
 interface Shell {
-  parse(source: string): ShFile;
-  nodeType(node: ShNode): string;
+  parse(source: string): GoFile;
   redirectOps: ReadonlyMap<number, string>;
 }
 
@@ -189,118 +268,114 @@ function loadShell(): Promise<Shell> {
   return shellLoading ??= (async () => {
     const { syntax } = (await import("mvdan-sh")).default as {
       syntax: {
-        NewParser(): { Parse(source: string, name: string): ShFile };
-        NodeType(node: ShNode): string;
+        NewParser(): { Parse(source: string, name: string): { __internal_object__: GoFile } };
       };
     };
     // One parser serves every call: Parse is synchronous, and a new parser costs 3 ms.
     const parser = syntax.NewParser();
-    const parse = (source: string) => parser.Parse(source, "src");
+    const parse = (source: string) => parser.Parse(source, "src").__internal_object__;
     // Codes are the Go enum's order, which a new parser version may change: read them back.
     const probe = REDIRECT_OPS.map((op) => `: ${op}x`).join("; ") + "\n: <<x\nx\n: <<-x\nx\n";
     const names = [...REDIRECT_OPS, "<<", "<<-"];
     const redirectOps = new Map<number, string>();
-    parse(probe).Stmts.forEach((stmt, i) => {
-      const op = stmt.Redirs[0]?.Op;
+    // The walk reads GopherJS's objects, not the package's API: fail closed on another shape.
+    itemsOf(parse(probe).Stmts).forEach((stmt, i) => {
+      const op = kindOf(stmt) === "Stmt" ? itemsOf(stmt.Redirs)[0]?.Op : undefined;
       const name = names[i];
       if (op === undefined || name === undefined) throw new Error("mvdan-sh: unexpected tree");
       redirectOps.set(op, name);
     });
-    return { parse, nodeType: syntax.NodeType, redirectOps };
+    return { parse, redirectOps };
   })();
 }
 
-/** What a walk found: the first refused part and the first hard rejection. */
+/** What a walk found: the first part that is not covered, and how many commands it saw. */
 interface Scan {
   source: Uint8Array;
-  prefixes: string[][];
+  /** Allowed prefixes by first word. */
+  prefixes: ReadonlyMap<string, readonly string[][]>;
   redirectOps: ReadonlyMap<number, string>;
-  nodeType(node: ShNode): string;
   refusal: string | null;
-  rejection: string | null;
+  /** A heredoc without its body (`cat <<EOF`) parses; with one, the line break is refused. */
+  hasHeredoc: boolean;
   commands: number;
 }
 
-function refuse(scan: Scan, node: ShNode, detail = ""): void {
-  scan.refusal ??= `${quotePart(scan, node)} is not allowed${detail ? `: ${detail}` : ""}`;
+function refuse(scan: Scan, node: GoNode, detail = ""): void {
+  scan.refusal ??= `${quotePart(scan, node)} is not covered${detail ? `: ${detail}` : ""}`;
 }
 
-function quotePart(scan: Scan, node: ShNode): string {
+function quotePart(scan: Scan, node: GoNode): string {
   const text = sourceOf(scan, node);
   return `"${text.length > MAX_PART_CHARS ? text.slice(0, MAX_PART_CHARS) + "…" : text}"`;
 }
 
 /** A node's source text; the parser counts offsets in UTF-8 bytes. */
-function sourceOf(scan: Scan, node: ShNode): string {
+function sourceOf(scan: Scan, node: GoNode): string {
   return new TextDecoder().decode(scan.source.subarray(node.Pos().Offset(), node.End().Offset()));
 }
 
-function scanStmts(scan: Scan, stmts: readonly ShStmt[]): void {
-  for (const stmt of stmts) scanStmt(scan, stmt);
+function scanStmts(scan: Scan, stmts: GoSlice<GoStmt>): void {
+  for (let i = 0; i < stmts.$length; i++) scanStmt(scan, stmts.$array[stmts.$offset + i]!);
 }
 
-function scanStmt(scan: Scan, stmt: ShStmt): void {
+function scanStmt(scan: Scan, stmt: GoStmt): void {
   if (stmt.Background) refuse(scan, stmt, "background jobs are not checked");
   if (stmt.Coprocess) refuse(scan, stmt, "coprocesses are not checked");
-  for (const redirect of stmt.Redirs) scanRedirect(scan, redirect);
-  if (stmt.Cmd) scanCommand(scan, stmt.Cmd);
+  for (const redirect of itemsOf(stmt.Redirs)) scanRedirect(scan, redirect);
+  if (kindOf(stmt.Cmd)) scanCommand(scan, stmt.Cmd);
 }
 
-function scanCommand(scan: Scan, cmd: ShNode): void {
-  switch (scan.nodeType(cmd)) {
+function scanCommand(scan: Scan, cmd: GoNode): void {
+  switch (kindOf(cmd)) {
     case "CallExpr":
-      return scanCall(scan, cmd as ShCallExpr);
+      return scanCall(scan, cmd as GoCallExpr);
     case "BinaryCmd": {
       // &&, ||, | and |&: both sides run, both are checked.
-      const { X, Y } = cmd as ShBinaryCmd;
+      const { X, Y } = cmd as GoBinaryCmd;
       scanStmt(scan, X);
       return scanStmt(scan, Y);
     }
     case "Subshell":
     case "Block":
-      return scanStmts(scan, (cmd as ShStmts).Stmts);
+      return scanStmts(scan, (cmd as GoStmts).Stmts);
     case "IfClause":
-      for (let clause: ShIfClause | null = cmd as ShIfClause; clause; clause = clause.Else) {
+      for (let clause = cmd as GoIfClause; kindOf(clause); clause = clause.Else) {
         scanStmts(scan, clause.Cond);
         scanStmts(scan, clause.Then);
       }
       return;
     case "WhileClause": {
-      const { Cond, Do } = cmd as ShWhileClause;
+      const { Cond, Do } = cmd as GoWhileClause;
       scanStmts(scan, Cond);
       return scanStmts(scan, Do);
     }
-    case "ForClause": {
-      const loop = cmd as ShForClause;
-      if (loop.Select || scan.nodeType(loop.Loop) !== "WordIter") {
-        return refuse(scan, cmd, "only for … in loops are checked");
-      }
-      for (const word of (loop.Loop as ShWordIter).Items) scanWord(scan, word);
-      return scanStmts(scan, loop.Do);
-    }
+    case "ForClause":
+      // for NAME in, select NAME in and for ((…)) all assign: `for PATH in bin` reroutes ls.
+      return refuse(scan, cmd, "loops that assign a variable are never covered");
     case "CaseClause": {
-      const { Word, Items } = cmd as ShCaseClause;
+      const { Word, Items } = cmd as GoCaseClause;
       scanWord(scan, Word);
-      for (const item of Items) {
-        for (const pattern of item.Patterns) scanWord(scan, pattern);
+      for (const item of itemsOf(Items)) {
+        for (const pattern of itemsOf(item.Patterns)) scanWord(scan, pattern);
         scanStmts(scan, item.Stmts);
       }
       return;
     }
     case "TimeClause": {
-      const { Stmt } = cmd as ShTimeClause;
-      return Stmt ? scanStmt(scan, Stmt) : undefined;
+      const { Stmt } = cmd as GoTimeClause;
+      return kindOf(Stmt) ? scanStmt(scan, Stmt) : undefined;
     }
     case "FuncDecl":
-      return refuse(scan, cmd, "function declarations are not checked");
+      return refuse(scan, cmd, "function definitions are never covered");
     case "ArithmCmd":
     case "LetClause":
-      // Arithmetic evaluates array subscripts in variable values: `a[$(cmd)]` runs cmd.
-      return refuse(scan, cmd, "arithmetic is not checked");
+      // Arithmetic assigns and evaluates array subscripts in values: `a[$(cmd)]` runs cmd.
+      return refuse(scan, cmd, "arithmetic is never covered");
     case "TestClause":
-      return refuse(scan, cmd, "[[ ]] evaluates arithmetic and is not checked");
+      return refuse(scan, cmd, "[[ ]] evaluates arithmetic and is never covered");
     case "DeclClause":
-      return refuse(scan, cmd, "declarations are not checked");
+      return refuse(scan, cmd, "it assigns variables");
     case "CoprocClause":
       return refuse(scan, cmd, "coprocesses are not checked");
     default:
@@ -308,112 +383,188 @@ function scanCommand(scan: Scan, cmd: ShNode): void {
   }
 }
 
-function scanCall(scan: Scan, call: ShCallExpr): void {
+function scanCall(scan: Scan, call: GoCallExpr): void {
   scan.commands++;
-  // Assignments before the command (`FOO=1 cmd`) count as words: only a prefix naming them
-  // allows them, since variables such as PAGER, BASH_ENV or LD_PRELOAD run code.
+  const assigns = itemsOf(call.Assigns);
+  const args = itemsOf(call.Args);
+  if (args.length === 0) return refuse(scan, call, "assignments are never covered");
+  // Assignments before the command (`LC_ALL=C ls`) count as words: only a prefix spelling
+  // them out covers them, since variables such as PATH, BASH_ENV or LD_PRELOAD run code.
   const words = [
-    ...call.Assigns.map((assign) => literalAssign(scan, assign)),
-    ...call.Args.map((word) => literalWord(scan, word)),
+    ...assigns.map((assign) => literalAssign(assign)),
+    ...args.map((word) => literalWord(word)),
   ];
-  const isAllowed = scan.prefixes.some((prefix) =>
-    prefix.length <= words.length && prefix.every((word, i) => words[i] === word)
-  );
-  if (!isAllowed) {
-    const isDynamic = call.Assigns.length === 0 && words[0] === null;
-    refuse(scan, call, isDynamic ? "its command name is an expansion" : "");
+  const isPrefixed = words[0] !== null &&
+    (scan.prefixes.get(words[0]!) ?? []).some((prefix) =>
+      prefix.length <= words.length && prefix.every((word, i) => words[i] === word)
+    );
+  const argWords = words.slice(assigns.length);
+  const builtinProblem = builtinProblemOf(argWords);
+  if (builtinProblem) refuse(scan, call, builtinProblem);
+  else if (!isPrefixed) {
+    const detail = assigns.length > 0
+      ? "an assignment before a command is covered only when a prefix spells it out"
+      : words[0] === null
+      ? "its command name is an expansion"
+      : "";
+    refuse(scan, call, detail);
   }
-  for (const assign of call.Assigns) {
-    if (assign.Value) scanWord(scan, assign.Value);
-    if (assign.Index || assign.Array) refuse(scan, assign, "array assignments are not checked");
+  for (const assign of assigns) {
+    if (kindOf(assign.Value)) scanWord(scan, assign.Value);
+    if (kindOf(assign.Index) || kindOf(assign.Array)) {
+      refuse(scan, assign, "array assignments are never covered");
+    }
   }
-  for (const word of call.Args) scanWord(scan, word);
+  for (const word of args) scanWord(scan, word);
 }
 
-/** A word's text when it has no expansion at all; `null` when bash would compute it. */
-function literalWord(scan: Scan, word: ShWord): string | null {
+/**
+ * Why a command is not covered even when a prefix names it: builtins that assign variables or
+ * change later commands, and the forms of printf and test that assign or evaluate a subscript.
+ * A computed argument counts as one of those forms: `$_` can hold `-v`.
+ */
+function builtinProblemOf(words: readonly (string | null)[]): string | null {
+  // `command` and `builtin` run the builtin they name: judge that one (`command -p read x`).
+  let start = 0;
+  while (words[start] === "command" || words[start] === "builtin") {
+    start++;
+    while (words[start]?.startsWith("-")) start++;
+  }
+  const [name, ...args] = words.slice(start);
+  if (name === undefined) return null;
+  if (name === null) return start > 0 ? "the builtin it runs is computed" : null;
+  const problem = NEVER_COVERED.get(name);
+  if (problem) return problem;
+  if (name === "printf" && (args[0] === null || args[0]?.startsWith("-"))) {
+    return "printf options are never covered (printf -v assigns a variable)";
+  }
+  if (
+    (name === "test" || name === "[") && args.some((a) => a === null || TEST_NAME_OPERATORS.has(a))
+  ) {
+    return `${name} with -v, -R or a computed argument is never covered (it evaluates subscripts)`;
+  }
+  return null;
+}
+
+/**
+ * A word's text (as a Go byte string) when bash would pass it on exactly as written, quotes
+ * removed; `null` when bash computes it. Computed includes what is easy to overlook: a
+ * backslash (`\-v` is `-v`), a glob (`-?` matches a file named `-v`), a brace expansion
+ * (`{-v,x}` is two words) and a tilde. Judging such words as text would let them past the
+ * checks that look for `-v` or a builtin's name.
+ */
+function literalWord(word: GoWord): string | null {
+  const { $array, $offset, $length } = word.Parts;
   let text = "";
-  for (const part of word.Parts) {
-    const type = scan.nodeType(part);
-    if (type === "Lit") text += (part as ShLit).Value;
-    else if (type === "SglQuoted" && !(part as ShSglQuoted).Dollar) {
-      text += (part as ShSglQuoted).Value;
-    } else if (type === "DblQuoted" && !(part as ShDblQuoted).Dollar) {
-      const inner = (part as ShDblQuoted).Parts;
-      if (!inner.every((p) => scan.nodeType(p) === "Lit")) return null;
-      text += inner.map((p) => (p as ShLit).Value).join("");
-    } else return null;
+  for (let i = 0; i < $length; i++) {
+    const piece = literalPart($array[$offset + i]!, $length === 1);
+    if (piece === null) return null;
+    text = i === 0 ? piece : text + piece;
   }
   return text;
 }
 
-function literalAssign(scan: Scan, assign: ShAssign): string | null {
-  if (!assign.Name || assign.Naked || assign.Index || assign.Array) return null;
-  const value = assign.Value ? literalWord(scan, assign.Value) : "";
+/** One part's text for {@link literalWord}; `isWholeWord` lets the word `[` (test) through. */
+function literalPart(part: GoNode, isWholeWord: boolean): string | null {
+  switch (kindOf(part)) {
+    case "Lit": {
+      const value = (part as GoLit).Value;
+      const isPattern = /[\\*?{~]/.test(value) ||
+        (value.includes("[") && !(isWholeWord && value === "["));
+      return isPattern ? null : value;
+    }
+    case "SglQuoted":
+      return (part as GoSglQuoted).Dollar ? null : (part as GoSglQuoted).Value;
+    case "DblQuoted": {
+      if ((part as GoDblQuoted).Dollar) return null;
+      let text = "";
+      for (const inner of itemsOf((part as GoDblQuoted).Parts)) {
+        // Inside double quotes a backslash is removed before $, `, " and \ only.
+        if (kindOf(inner) !== "Lit" || (inner as GoLit).Value.includes("\\")) return null;
+        text += (inner as GoLit).Value;
+      }
+      return text;
+    }
+    default:
+      return null;
+  }
+}
+
+function literalAssign(assign: GoAssign): string | null {
+  if (!kindOf(assign.Name) || assign.Naked || kindOf(assign.Index) || kindOf(assign.Array)) {
+    return null;
+  }
+  const value = kindOf(assign.Value) ? literalWord(assign.Value) : "";
   return value === null ? null : `${assign.Name.Value}${assign.Append ? "+=" : "="}${value}`;
 }
 
-function scanWord(scan: Scan, word: ShWord): void {
-  for (const part of word.Parts) scanWordPart(scan, part);
+function scanWord(scan: Scan, word: GoWord): void {
+  const parts = word.Parts;
+  for (let i = 0; i < parts.$length; i++) scanWordPart(scan, parts.$array[parts.$offset + i]!);
 }
 
-function scanWordPart(scan: Scan, part: ShNode): void {
-  switch (scan.nodeType(part)) {
+function scanWordPart(scan: Scan, part: GoNode): void {
+  switch (kindOf(part)) {
     case "Lit":
     case "SglQuoted":
       return;
     case "DblQuoted":
-      for (const inner of (part as ShDblQuoted).Parts) scanWordPart(scan, inner);
+      for (const inner of itemsOf((part as GoDblQuoted).Parts)) scanWordPart(scan, inner);
       return;
     case "ParamExp": {
-      // Plain `$x`, `${x}` and `${#x}` only: operators hide defaults that run substitutions,
-      // `${!x}` and `${x@P}` evaluate a variable's text, and subscripts are arithmetic.
-      const exp = part as ShParamExp;
-      const isPlain = !exp.Excl && !exp.Width && !exp.Index && !exp.Slice && !exp.Repl &&
-        !exp.Exp && !exp.Names;
+      // Plain `$x`, `${x}` and `${#x}` only: operators hide defaults that assign (`${x:=…}`)
+      // or run substitutions, `${!x}` and `${x@P}` evaluate a variable's text, and subscripts
+      // are arithmetic.
+      const exp = part as GoParamExp;
+      const isPlain = !exp.Excl && !exp.Width && !kindOf(exp.Index) && !kindOf(exp.Slice) &&
+        !kindOf(exp.Repl) && !kindOf(exp.Exp) && !exp.Names;
       return isPlain ? undefined : refuse(scan, part, "parameter operators are not checked");
     }
     case "CmdSubst": {
-      const sub = part as ShCmdSubst;
+      const sub = part as GoCmdSubst;
       // Inside backquotes bash removes one level of backslashes before parsing again
       // (`\$(cmd)` becomes `$(cmd)`), where parsers can disagree: refuse any backslash there.
       if (sub.Backquotes && sourceOf(scan, sub).includes("\\")) {
         return refuse(scan, part, "backslashes inside backquotes are not checked");
       }
+      // Covered when every command inside is: its output is data, and every place the walk
+      // reads an argument's text (prefix words, printf, test, redirections) needs a literal.
       return scanStmts(scan, sub.Stmts);
     }
     case "ProcSubst":
-      return scanStmts(scan, (part as ShStmts).Stmts);
+      return scanStmts(scan, (part as GoStmts).Stmts);
     case "ArithmExp":
-      return refuse(scan, part, "arithmetic is not checked");
+      return refuse(scan, part, "arithmetic is never covered");
     default:
       return refuse(scan, part, "this expansion is not checked");
   }
 }
 
-function scanRedirect(scan: Scan, redirect: ShRedirect): void {
+function scanRedirect(scan: Scan, redirect: GoRedirect): void {
   const op = scan.redirectOps.get(redirect.Op) ?? "?";
   if (op === "<<" || op === "<<-") {
-    scan.rejection ??= "heredocs are not allowed";
+    scan.hasHeredoc = true;
     return;
   }
-  if (redirect.N && !/^\d+$/.test(redirect.N.Value)) {
+  if (kindOf(redirect.N) && !/^\d+$/.test(redirect.N.Value)) {
     return refuse(scan, redirect, "named file descriptors are not checked");
   }
   const word = redirect.Word;
-  if (!word) return refuse(scan, redirect);
-  const target = literalWord(scan, word);
+  if (!kindOf(word)) return refuse(scan, redirect);
+  const target = literalWord(word);
   switch (op) {
     case "<<<":
       return scanWord(scan, word); // a here-string is data; only its substitutions run
-    case "<":
+    case "<": {
       if (target === null) {
-        const isProcess = word.Parts.length === 1 && scan.nodeType(word.Parts[0]!) === "ProcSubst";
+        const parts = itemsOf(word.Parts);
+        const isProcess = parts.length === 1 && kindOf(parts[0]!) === "ProcSubst";
         return isProcess ? scanWord(scan, word) : refuse(scan, redirect, "its file is computed");
       }
       // Bash itself opens network connections for these paths.
       if (/^\/dev\/(tcp|udp)\//.test(target)) refuse(scan, redirect, "it opens a connection");
       return;
+    }
     case "<&":
     case ">&":
       // Duplicating or closing a descriptor (`2>&1`, `>&-`); `>&file` writes a file.

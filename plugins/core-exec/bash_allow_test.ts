@@ -224,7 +224,6 @@ const ALLOWED: readonly { command: string; output: string }[] = [
   { command: "(ls a.txt) |& cat", output: "a.txt" },
   { command: "{ echo a; echo b; }", output: "a\nb" },
   { command: "if ls a.txt >/dev/null; then echo yes; else echo no; fi", output: "yes" },
-  { command: "for f in a b; do echo $f; done", output: "a\nb" },
   { command: "case a.txt in *.txt) echo text;; esac", output: "text" },
   { command: "cat <<< hello", output: "hello" },
   { command: "'echo' \"quoted\" # $(touch M)", output: "quoted" },
@@ -261,48 +260,49 @@ Deno.test("checkBashAllow matches prefixes on whole words", async () => {
   assert.deepEqual(await checkBashAllow("git status -s", ["git status"]), { allowed: true });
   assert.deepEqual(await checkBashAllow("lsblk", ["ls"]), {
     allowed: false,
-    hard: false,
-    reason: 'bash_allow: "lsblk" is not allowed',
+    reason: 'bash_allow: "lsblk" is not covered',
   });
   assert.deepEqual(await checkBashAllow("git push", ["git status"]), {
     allowed: false,
-    hard: false,
-    reason: 'bash_allow: "git push" is not allowed',
+    reason: 'bash_allow: "git push" is not covered',
   });
   assert.deepEqual(await checkBashAllow("git", ["git status"]), {
     allowed: false,
-    hard: false,
-    reason: 'bash_allow: "git" is not allowed',
+    reason: 'bash_allow: "git" is not covered',
   });
 });
 
-Deno.test("checkBashAllow names the first part that is not allowed", async () => {
+Deno.test("checkBashAllow names the first part that is not covered", async () => {
   assert.deepEqual(await checkBashAllow("ls && rm -rf x; rm y", PREFIXES), {
     allowed: false,
-    hard: false,
-    reason: 'bash_allow: "rm -rf x" is not allowed',
+    reason: 'bash_allow: "rm -rf x" is not covered',
   });
   assert.deepEqual(await checkBashAllow("echo $CMD; $CMD x", PREFIXES), {
     allowed: false,
-    hard: false,
-    reason: 'bash_allow: "$CMD x" is not allowed: its command name is an expansion',
+    reason: 'bash_allow: "$CMD x" is not covered: its command name is an expansion',
   });
   assert.deepEqual(await checkBashAllow("echo ok > out.txt", PREFIXES), {
     allowed: false,
-    hard: false,
-    reason: 'bash_allow: "> out.txt" is not allowed: it writes a file',
+    reason: 'bash_allow: "> out.txt" is not covered: it writes a file',
   });
   assert.deepEqual(await checkBashAllow("ls &", PREFIXES), {
     allowed: false,
-    hard: false,
-    reason: 'bash_allow: "ls &" is not allowed: background jobs are not checked',
+    reason: 'bash_allow: "ls &" is not covered: background jobs are not checked',
+  });
+  assert.deepEqual(await checkBashAllow("ls; for f in a b; do echo $f; done", PREFIXES), {
+    allowed: false,
+    reason: 'bash_allow: "for f in a b; do echo $f; done" is not covered: ' +
+      "loops that assign a variable are never covered",
+  });
+  assert.deepEqual(await checkBashAllow("ls; read x", [...PREFIXES, "read"]), {
+    allowed: false,
+    reason: 'bash_allow: "read x" is not covered: it assigns variables',
   });
 });
 
 Deno.test("checkBashAllow rejects heredocs, line breaks and unparsable commands", async () => {
   const rejected = (problem: string) => ({
     allowed: false,
-    hard: true,
     reason: `bash_allow: ${problem}`,
   });
   assert.deepEqual(
@@ -337,7 +337,6 @@ Deno.test("checkBashAllow ignores empty prefixes and refuses an empty command", 
   assert.equal((await checkBashAllow("touch M", ["", "  "])).allowed, false);
   assert.deepEqual(await checkBashAllow(" ", ["ls"]), {
     allowed: false,
-    hard: false,
     reason: "bash_allow: no command",
   });
 });
@@ -352,13 +351,15 @@ Deno.test("run_command denies a heredoc under bash_allow even with --yes", async
   });
   assert.equal(
     outcome.output,
-    "Error: run_command is denied by policy (bash_allow: heredocs are not allowed): " +
-      "do not retry it; use another tool or approach",
+    "Error: run_command is denied by policy (bash_allow: heredocs are not allowed: " +
+      'use only commands that start with "echo", "ls", "git status", "cat" (no assignments, ' +
+      "loops or arithmetic), or ask the user to run it): do not retry it; use another tool " +
+      "or approach",
   );
   assert.deepEqual([audit[0]?.action, audit[0]?.decision], ["deny", "denied"]);
 });
 
-Deno.test("run_command keeps the base action for a part bash_allow does not cover", async () => {
+Deno.test("run_command denies a part bash_allow does not cover, even with --yes", async () => {
   await using wt = await tempWorktree();
   const audit: PermissionRecord[] = [];
   const outcome = await invokeInWorktree(wt, "run_command", { command: "ls; touch M" }, {
@@ -366,20 +367,100 @@ Deno.test("run_command keeps the base action for a part bash_allow does not cove
     headless: "yes",
     audit,
   });
-  assert.equal(outcome.output, "exit 0");
+  assert.equal(outcome.decision, "denied");
   assert.deepEqual(
     [audit[0]?.action, audit[0]?.reason],
-    ["ask", 'bash_allow: "touch M" is not allowed; headless --yes'],
+    [
+      "deny",
+      'bash_allow: "touch M" is not covered: use only commands that start with "echo", "ls", ' +
+      '"git status", "cat" (no assignments, loops or arithmetic), or ask the user to run it',
+    ],
   );
+  assert.equal(await hasMarker(wt), false);
 });
 
-Deno.test("run_command keeps an allow from tool_permission.bash under bash_allow", async () => {
-  await using wt = await tempWorktree();
+Deno.test("run_command denies what bash_allow does not cover under tool_permission.bash allow", async () => {
+  for (const command of ["touch M", "ls; touch M"]) {
+    await using wt = await tempWorktree();
+    const audit: PermissionRecord[] = [];
+    const outcome = await invokeInWorktree(wt, "run_command", { command }, {
+      config: { ...CONFIG, "tool_permission.bash": "allow" },
+      headless: "yes",
+      audit,
+    });
+    assert.deepEqual([audit[0]?.action, outcome.decision], ["deny", "denied"]);
+    assert.match(audit[0]?.reason ?? "", /^bash_allow: "touch M" is not covered: /);
+    assert.equal(await hasMarker(wt), false);
+  }
+});
+
+Deno.test("run_command allows a covered command under tool_permission.bash allow", async () => {
+  await using wt = await tempWorktree({ "a.txt": "hello\n" });
   const audit: PermissionRecord[] = [];
-  await invokeInWorktree(wt, "run_command", { command: "touch M" }, {
+  const outcome = await invokeInWorktree(wt, "run_command", { command: "cat a.txt" }, {
     config: { ...CONFIG, "tool_permission.bash": "allow" },
     headless: "no",
     audit,
   });
-  assert.deepEqual([audit[0]?.action, audit[0]?.reason], ["allow", "tool_permission.bash"]);
+  assert.deepEqual([outcome.output, audit[0]?.action, audit[0]?.reason], [
+    "exit 0\nhello",
+    "allow",
+    "bash_allow",
+  ]);
+});
+
+Deno.test("checkBashAllow decides the examples of docs/permissions.md", async () => {
+  const prefixes = ["ls", "cat", "echo", "git status", "printf", "test"];
+  const covered = [
+    "ls -la src | cat",
+    "git status --porcelain && echo clean",
+    "cat a.txt 2>/dev/null || echo missing",
+    "if test -f a.txt; then cat a.txt; fi",
+    'echo "$(ls)"',
+    "cat <(ls)",
+    "printf '%s\\n' \"$HOME\"",
+    "'l's -la",
+    "echo ${#HOME} ${HOME} $HOME",
+  ];
+  const notCovered = [
+    "ls; touch x",
+    "lsblk",
+    "git -C other status",
+    "echo $(rm x)",
+    "echo hi > out.txt",
+    "ls &",
+    "for PATH in bin; do ls; done",
+    "printf -v PATH bin; ls",
+    "test -v 'a[$(cmd)]'",
+    "echo $(( a[$(cmd)] ))",
+    "(( x = 1 ))",
+    "ls ${x:=$(cmd)}",
+    "ls ${x:-y}",
+    "HOME=. git status",
+    "$CMD x",
+    "t$@ouch x",
+    "$'\\x6c's",
+    "/*/bin/ls",
+    "l\\s",
+    "cat <<EOF",
+    "x=1; ls",
+    "command printf -v x y",
+    "set -e; ls",
+  ];
+  for (const command of covered) {
+    assert.deepEqual(await checkBashAllow(command, prefixes), { allowed: true }, command);
+  }
+  for (const command of notCovered) {
+    assert.equal((await checkBashAllow(command, prefixes)).allowed, false, command);
+  }
+});
+
+Deno.test("checkBashAllow covers an env prefix only when a prefix spells it out", async () => {
+  assert.deepEqual(await checkBashAllow("LC_ALL=C ls", ["ls"]), {
+    allowed: false,
+    reason: 'bash_allow: "LC_ALL=C ls" is not covered: ' +
+      "an assignment before a command is covered only when a prefix spells it out",
+  });
+  assert.deepEqual(await checkBashAllow("LC_ALL=C ls", ["LC_ALL=C ls"]), { allowed: true });
+  assert.equal((await checkBashAllow("LC_ALL=C; ls", ["LC_ALL=C ls", "LC_ALL=C"])).allowed, false);
 });

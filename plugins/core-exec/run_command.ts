@@ -1,6 +1,6 @@
 /**
  * run_command: one bash command line in the worktree, its whole process group bounded by a
- * timeout and the turn's cancel, auto-approved only through `tool_permission.bash_allow`.
+ * timeout and the turn's cancel; `tool_permission.bash_allow` restricts and auto-approves it.
  * @module
  */
 import { type Static, Type } from "@sinclair/typebox";
@@ -81,10 +81,10 @@ async function assertDirectory(dir: string, shown: string): Promise<void> {
 }
 
 /**
- * Applies `tool_permission.bash_allow`: a command whose every part starts with an allowed prefix
- * runs without asking (inside the worktree); a part that does not keeps the base action, named
- * in the reason; heredocs, multi-line and unparsable commands are denied outright, even when
- * bash itself is allowed.
+ * Applies `tool_permission.bash_allow` (docs/permissions.md). An empty list leaves the base
+ * action. A non-empty list is the whole of what run_command may run: a covered command runs
+ * without asking (inside the worktree; with a cwd outside it, the base action decides), and
+ * anything else is denied, even when `tool_permission.bash` is allow or `--yes` is given.
  */
 async function resolveRunPermission(
   args: ToolArgs,
@@ -93,15 +93,27 @@ async function resolveRunPermission(
   const prefixes = ctx.toolPermission.bash_allow;
   if (!Array.isArray(prefixes) || prefixes.length === 0) return ctx.base;
   const verdict = await checkBashAllow(String(args.command ?? ""), prefixes);
-  if (!verdict.allowed && verdict.hard) return { action: "deny", reason: verdict.reason };
-  // The list only ever approves: what it does not cover is decided as without it.
-  if (ctx.base.action === "allow") return ctx.base;
-  if (!verdict.allowed) return { ...ctx.base, reason: verdict.reason };
+  if (!verdict.allowed) {
+    return { action: "deny", reason: `${verdict.reason}: ${nextStep(prefixes)}` };
+  }
   const { cwd } = args;
   if (typeof cwd === "string" && !(await isInsideWorktree(cwd, ctx.worktree))) {
     return { ...ctx.base, reason: `bash_allow: cwd "${cwd}" is outside the worktree` };
   }
   return { action: "allow", reason: "bash_allow" };
+}
+
+/** Prefixes named in a denial; the rest are elided so the reason stays one line. */
+const SHOWN_PREFIXES = 8;
+
+/** What the model should do instead: run what the list covers, or hand the command over. */
+function nextStep(prefixes: readonly string[]): string {
+  const named = prefixes.map((prefix) => prefix.trim()).filter((prefix) => prefix !== "");
+  if (named.length === 0) return "the list names no command: ask the user to run it";
+  const shown = named.slice(0, SHOWN_PREFIXES).map((prefix) => `"${prefix}"`).join(", ") +
+    (named.length > SHOWN_PREFIXES ? ", …" : "");
+  return `use only commands that start with ${shown} (no assignments, loops or arithmetic), ` +
+    `or ask the user to run it`;
 }
 
 /** Whether `cwd` resolves inside the worktree; `~` and symlinks leading out count as outside. */

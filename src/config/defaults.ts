@@ -161,7 +161,7 @@ export const CONFIG_KEYS = {
   "tool_permission.bash_allow": key(
     STRINGS,
     [],
-    "Command prefixes run_command may run without asking; every part of the command must match",
+    "When non-empty, the only commands run_command may run (without asking); others are denied",
   ),
   max_delegate_depth: key(
     Type.Integer({ minimum: 0, maximum: 8 }),
