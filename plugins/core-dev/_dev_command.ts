@@ -7,7 +7,7 @@ import { type Static, Type } from "@sinclair/typebox";
 import { delimiter, join } from "node:path";
 import {
   describeExit,
-  runProcess,
+  runSandboxed,
   type ToolArgs,
   type ToolContext,
 } from "../../src/plugins/api.ts";
@@ -71,7 +71,7 @@ export async function runDevCommand(
 ): Promise<string> {
   const { command } = await resolveDevCommand(kind, args, ctx);
   const timeoutSeconds = args.timeout ?? ctx.config.get("tool_timeout");
-  const result = await runProcess({
+  const result = await runSandboxed(ctx, {
     command,
     cwd: ctx.worktree,
     timeoutMs: timeoutSeconds * 1000,
@@ -94,6 +94,7 @@ export async function runDevCommand(
     ...(summary ? [`summary: ${summary}`] : []),
     "",
     output === "" ? "(no output)" : output,
+    ...(result.sandboxNote ? [result.sandboxNote] : []),
   ].join("\n");
 }
 

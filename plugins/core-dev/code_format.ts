@@ -2,7 +2,7 @@
  * code_format: runs the project's formatter over the worktree.
  * @module
  */
-import type { ToolContext, ToolSpec } from "../../src/plugins/api.ts";
+import { commandIsolation, type ToolContext, type ToolSpec } from "../../src/plugins/api.ts";
 import { DEV_PARAMETERS, type DevArgs, previewDevCommand, runDevCommand } from "./_dev_command.ts";
 import DESCRIPTION from "./code_format.md" with { type: "text" };
 
@@ -13,6 +13,7 @@ export const codeFormatSpec = {
   parameters: DEV_PARAMETERS,
   category: "exec",
   permission: "bash",
+  isolation: commandIsolation,
   verb: "Format",
   status: (args, ctx) => previewDevCommand("format", args, ctx),
 } satisfies ToolSpec<typeof DEV_PARAMETERS>;

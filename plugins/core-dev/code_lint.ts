@@ -2,7 +2,7 @@
  * code_lint: runs the project's linter.
  * @module
  */
-import type { ToolContext, ToolSpec } from "../../src/plugins/api.ts";
+import { commandIsolation, type ToolContext, type ToolSpec } from "../../src/plugins/api.ts";
 import { DEV_PARAMETERS, type DevArgs, previewDevCommand, runDevCommand } from "./_dev_command.ts";
 import DESCRIPTION from "./code_lint.md" with { type: "text" };
 
@@ -13,6 +13,7 @@ export const codeLintSpec = {
   parameters: DEV_PARAMETERS,
   category: "exec",
   permission: "bash",
+  isolation: commandIsolation,
   verb: "Lint",
   status: (args, ctx) => previewDevCommand("lint", args, ctx),
 } satisfies ToolSpec<typeof DEV_PARAMETERS>;

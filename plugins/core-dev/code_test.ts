@@ -2,7 +2,7 @@
  * code_test: runs the project's test suite.
  * @module
  */
-import type { ToolContext, ToolSpec } from "../../src/plugins/api.ts";
+import { commandIsolation, type ToolContext, type ToolSpec } from "../../src/plugins/api.ts";
 import { DEV_PARAMETERS, type DevArgs, previewDevCommand, runDevCommand } from "./_dev_command.ts";
 import DESCRIPTION from "./code_test.md" with { type: "text" };
 
@@ -13,6 +13,7 @@ export const codeTestSpec = {
   parameters: DEV_PARAMETERS,
   category: "exec",
   permission: "bash",
+  isolation: commandIsolation,
   verb: "Test",
   status: (args, ctx) => previewDevCommand("test", args, ctx),
 } satisfies ToolSpec<typeof DEV_PARAMETERS>;

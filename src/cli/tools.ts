@@ -3,7 +3,8 @@
  * resolves now (config and mode applied), with the reason.
  * @module
  */
-import { type Policy, summarizeTool, type ToolRegistry } from "../tools/mod.ts";
+import type { Config } from "../config/mod.ts";
+import { type Policy, summarizeTool, toolIsolation, type ToolRegistry } from "../tools/mod.ts";
 import { openWorkspace } from "./workspace.ts";
 import { EXIT } from "./errors.ts";
 
@@ -26,6 +27,8 @@ export interface ToolListing {
     reason: string;
     aliases: string[];
     short: string;
+    /** How its calls run: `in-process`, `worker(…)`, `bwrap(…)` or `none`. */
+    isolation: string;
   }[];
   /** Tools a deny hides, with what hid them. */
   hidden: { name: string; reason: string }[];
@@ -33,7 +36,7 @@ export interface ToolListing {
 
 /** Every registered tool with the action `policy` resolves for it now. */
 export function toolListing(
-  ws: { registry: ToolRegistry; policy: Policy; worktree: string },
+  ws: { registry: ToolRegistry; policy: Policy; worktree: string; config: Config },
 ): ToolListing {
   const resolved = ws.registry.list().map((tool) => ({ tool, ...ws.policy.resolveStatic(tool) }));
   // spec/tools.md: a deny filters the tool from listings too; say what hid it, not the tool.
@@ -50,6 +53,7 @@ export function toolListing(
       reason,
       aliases: (tool.aliases ?? []).map((a) => typeof a === "string" ? a : a.name),
       short: summarizeTool(tool),
+      isolation: toolIsolation(tool, ws.config, ws.worktree),
     };
   });
   return { mode: ws.policy.mode, worktree: ws.worktree, tools, hidden };
@@ -69,7 +73,7 @@ export async function listTools(options: ToolsCommandOptions): Promise<number> {
       rows.map((r) =>
         `${r.name.padEnd(width)}  ${r.category.padEnd(8)} ${r.permission.padEnd(8)} ${
           r.action.padEnd(5)
-        } (${r.reason})  ${r.short}`
+        } (${r.reason})  [${r.isolation}]  ${r.short}`
       ).join("\n") + "\n" +
       (hidden.length
         ? `hidden by policy: ${hidden.map((h) => `${h.name} (${h.reason})`).join(", ")}\n`

@@ -179,6 +179,13 @@ export const CONFIG_KEYS = {
     120,
     "Default seconds a run_command or dev tool may run before its process group is killed",
   ),
+  "sandbox.mode": key(
+    Type.Union([Type.Literal("auto"), Type.Literal("bwrap"), Type.Literal("off")]),
+    "auto",
+    "OS sandbox for run_command and code_* (docs/sandbox.md): auto uses bubblewrap where it runs",
+  ),
+  "sandbox.network": key(Type.Boolean(), false, "Let sandboxed commands reach the network"),
+  "sandbox.mcp": key(Type.Boolean(), false, "Run MCP stdio servers inside the sandbox too"),
   tool_analysis: key(
     Type.Boolean(),
     false,

@@ -20,6 +20,8 @@ export type {
   ToolSpec,
 } from "../tools/types.ts";
 export * from "./run_process.ts";
+export { runSandboxed, type SandboxedResult } from "./run_sandboxed.ts";
+export { commandIsolation } from "./sandbox_bwrap.ts";
 
 /** A tool as a plugin exports it: its spec and its handler. */
 export interface PluginTool {

@@ -9,6 +9,7 @@ import { describeActivity, plainActivity } from "./activity.ts";
 import type { PermissionRecord } from "./audit.ts";
 import type { Policy } from "./policy.ts";
 import { errorResult, type PreparedCall, type ToolRegistry, type ToolResult } from "./registry.ts";
+import { toolIsolation } from "./isolation.ts";
 import type { ToolArgs, ToolContext } from "./types.ts";
 
 /** What {@link invokeTool} needs. */
@@ -32,6 +33,8 @@ export interface ToolRequest {
 export interface InvokeOutcome extends ToolResult {
   decision: Decision | null;
   cancelled: boolean;
+  /** How the call ran: `in-process`, `worker(…)`, `bwrap(…)`, or `none` (also when it never ran). */
+  isolation: string;
 }
 
 /** Runs one tool call through the policy and the registry, reporting to the sink. */
@@ -42,6 +45,8 @@ export async function invokeTool(
   const { registry, policy, ctx, sink } = options;
   const parsed = parseArguments(request.arguments);
   const shownArgs = parsed.ok ? parsed.args : {};
+  // Nothing ran until the tool's handler does; the handler may report how it really ran.
+  let isolation = "none";
   const finish = (result: ToolResult, decision: Decision | null, cancelled = false) => {
     const found = registry.lookup(request.name);
     sink.emit({
@@ -51,8 +56,9 @@ export async function invokeTool(
       output: result.output,
       is_error: result.isError,
       is_note: !result.isError && (found?.tool.note?.(result.output) ?? false),
+      isolation,
     });
-    return { ...result, decision, cancelled };
+    return { ...result, decision, cancelled, isolation };
   };
 
   let call: PreparedCall;
@@ -66,6 +72,7 @@ export async function invokeTool(
       name: request.name,
       arguments: shownArgs,
       activity: plainActivity(request.name, shownArgs),
+      isolation,
     });
     return finish({ output: errorResult(error, ctx.signal), isError: true }, null);
   }
@@ -77,12 +84,14 @@ export async function invokeTool(
     // A parameter passed under its alias (cursor for offset) was still passed by the model.
     new Set(Object.keys(shownArgs).map((k) => call.tool.paramAliases?.[k] ?? k)),
   );
+  const planned = toolIsolation(call.tool, ctx.config, ctx.worktree);
   sink.emit({
     type: "tool_call",
     id: request.id,
     name: request.name,
     arguments: shownArgs,
     activity,
+    isolation: planned,
   });
 
   let resolution;
@@ -113,6 +122,7 @@ export async function invokeTool(
     decision,
     reason,
     ...(resolution.path === undefined ? {} : { path: resolution.path }),
+    isolation: planned,
     ts: new Date().toISOString(),
   };
   options.audit?.(record);
@@ -131,7 +141,9 @@ export async function invokeTool(
       cancelled,
     );
   }
-  return finish(await registry.run(call, ctx), decision);
+  isolation = planned;
+  const running: ToolContext = { ...ctx, reportIsolation: (label) => isolation = label };
+  return finish(await registry.run(call, running), decision);
 }
 
 function refusalText(

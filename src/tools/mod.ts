@@ -8,6 +8,7 @@ export type { PermissionRecord } from "./audit.ts";
 export { capResult, TRUNCATED_MARKER } from "./cap_result.ts";
 export { createToolContext, type ToolContextOptions } from "./context.ts";
 export { assertPathAccess, denoDenial } from "./deno_permissions.ts";
+export { toolIsolation } from "./isolation.ts";
 export { type InvokeOptions, type InvokeOutcome, invokeTool, type ToolRequest } from "./invoke.ts";
 export {
   BUILTIN_MODES,

@@ -74,6 +74,11 @@ export interface ToolContext {
   ask(request: AskRequest): Promise<AskAnswer>;
   /** Services registered by the host (delegate's agent runner); keyed by name. */
   services: Readonly<Record<string, unknown>>;
+  /**
+   * Tells the pipeline how the call really ran (`bwrap(…)`, `none`) when it differs from the
+   * spec's `isolation`; set by invokeTool, absent elsewhere.
+   */
+  reportIsolation?: (label: string) => void;
 }
 
 /** A tool's implementation: validated arguments in, the result text out. */
@@ -111,6 +116,11 @@ export interface ToolSpec<P extends JsonSchema = JsonSchema> {
   note?: (result: string) => boolean;
   /** The argument holding a query that `query_refine` may rewrite. */
   refine?: string;
+  /**
+   * How a call runs, for the audit and stream-json: `bwrap(net=off, write=worktree)`, `none`,
+   * `worker(read=…, net=…)`; absent means `in-process` (replio's own code in its process).
+   */
+  isolation?: (config: Config, worktree: string) => string;
 }
 
 /** A registered tool: its spec and handler. */
