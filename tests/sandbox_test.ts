@@ -238,3 +238,26 @@ Deno.test({
     assert.equal(isolation("file_read"), "in-process");
   },
 });
+
+const ECHO_SERVER = new URL("./support/mcp_echo_server.ts", import.meta.url).pathname;
+
+Deno.test({
+  name: "sandbox.mcp starts MCP stdio servers inside bwrap and records it per call",
+  ignore,
+  async fn() {
+    await using wt = await gitWorktree();
+    const servers = { echo: { command: Deno.execPath(), args: ["run", "-A", ECHO_SERVER] } };
+    const call = ["tool", "mcp__echo__echo", '{"text":"hi"}', "--yes", "--json"];
+    await wt.write(".replio/config.yaml", JSON.stringify({ mcp_servers: servers }));
+    const plain = JSON.parse((await runReplio(call, { cwd: wt.path })).stdout);
+    assert.equal(plain.isolation, "none");
+    await wt.write(
+      ".replio/config.yaml",
+      JSON.stringify({ mcp_servers: servers, sandbox: { mcp: true } }),
+    );
+    const boxed = JSON.parse((await runReplio(call, { cwd: wt.path })).stdout);
+    assert.equal(boxed.is_error, false, boxed.output);
+    assert.equal(boxed.isolation, BWRAP);
+    assert.equal(boxed.permissions[0].isolation, BWRAP);
+  },
+});

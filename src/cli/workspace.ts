@@ -6,7 +6,7 @@
 import { type Config, type ConfigKey, loadConfig } from "../config/mod.ts";
 import { type AgentType, CORE_PLUGIN, loadAgentTypes } from "../agents/mod.ts";
 import { startMcpServers } from "../mcp/mod.ts";
-import { createRegistry, loadUserPlugins } from "../plugins/mod.ts";
+import { createRegistry, loadUserPlugins, planSandbox } from "../plugins/mod.ts";
 import { type HeadlessAnswer, ToolPolicy, type ToolRegistry } from "../tools/mod.ts";
 import { VERSION } from "../version.ts";
 import { resolveWorktree } from "./resolve_worktree.ts";
@@ -52,6 +52,7 @@ export async function openWorkspace(options: WorkspaceOptions): Promise<Workspac
     worktree,
     version: VERSION,
     warn: (message) => Deno.stderr.writeSync(new TextEncoder().encode(`replio: ${message}\n`)),
+    sandbox: config.get("sandbox.mcp") ? planSandbox(config, worktree) : undefined,
   });
   const registry = createRegistry([CORE_PLUGIN, ...userPlugins, ...mcpPlugins]);
   const policy = new ToolPolicy({

@@ -9,10 +9,12 @@ import { resolve } from "node:path";
 import { stripVTControlCharacters } from "node:util";
 import type { ConfigValue } from "../config/mod.ts";
 import {
+  bwrapArgs,
   defineTool,
   type JsonSchema,
   type Plugin,
   type PluginTool,
+  type SandboxPlan,
   type ToolArgs,
   type ToolContext,
 } from "../plugins/api.ts";
@@ -45,12 +47,16 @@ export interface ConnectOptions {
   version: string;
   /** Receives one message per server that failed or tool that was skipped. */
   warn: (message: string) => void;
+  /** Set when `sandbox.mcp` is on: servers start inside this OS sandbox (docs/sandbox.md). */
+  sandbox?: SandboxPlan | undefined;
 }
 
 interface Connection {
   server: string;
   client: Client;
   tools: McpTool[];
+  /** How the server runs: the sandbox's label or `none`. */
+  isolation: string;
 }
 
 /**
@@ -105,11 +111,17 @@ async function connectServer(
   let stderr = "";
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
+    const cwd = resolve(options.worktree, config.cwd ?? ".");
+    const sandbox = options.sandbox;
+    if (sandbox?.problem) throw new Error(sandbox.problem);
+    const boxed = sandbox?.kind === "bwrap";
     const transport = new StdioClientTransport({
-      command: config.command,
-      args: config.args ?? [],
+      command: boxed ? "bwrap" : config.command,
+      args: boxed
+        ? [...await bwrapArgs(sandbox, cwd), config.command, ...config.args ?? []]
+        : config.args ?? [],
       env: config.env ?? {},
-      cwd: resolve(options.worktree, config.cwd ?? "."),
+      cwd,
       // Piped, not inherited: a server's logs would land in the REPL or in `replio mcp`'s
       // client; the tail explains a failed start.
       stderr: "pipe",
@@ -136,7 +148,7 @@ async function connectServer(
       tools.push(...page.tools);
       cursor = page.nextCursor;
     } while (cursor !== undefined);
-    return { server, client, tools };
+    return { server, client, tools, isolation: boxed ? sandbox.label : "none" };
   } catch (error) {
     options.warn(startFailure(server, config, error, stderr));
     return null;
@@ -200,6 +212,7 @@ function toPluginTool(name: string, connection: Connection, tool: McpTool): Plug
       parameters,
       category: "mcp",
       permission: "mcp",
+      isolation: () => connection.isolation,
       ...(keyArg === undefined ? {} : { keyArg }),
     },
     (args, ctx) => callMcpTool(connection, tool.name, args, ctx),

@@ -21,7 +21,7 @@ export type {
 } from "../tools/types.ts";
 export * from "./run_process.ts";
 export { runSandboxed, type SandboxedResult } from "./run_sandboxed.ts";
-export { commandIsolation } from "./sandbox_bwrap.ts";
+export { bwrapArgs, commandIsolation, planSandbox, type SandboxPlan } from "./sandbox_bwrap.ts";
 
 /** A tool as a plugin exports it: its spec and its handler. */
 export interface PluginTool {

@@ -6,4 +6,5 @@ export type { Plugin, PluginTool } from "./api.ts";
 export { defineTool } from "./api.ts";
 export { BUNDLED_PLUGINS } from "./bundled.ts";
 export { createRegistry } from "./load.ts";
+export { planSandbox } from "./sandbox_bwrap.ts";
 export { loadUserPlugins, PluginLoadError } from "./user_plugins.ts";
