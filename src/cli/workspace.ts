@@ -47,11 +47,13 @@ function headlessAnswer(flags: NonNullable<WorkspaceOptions["headless"]>): Headl
 export async function openWorkspace(options: WorkspaceOptions): Promise<Workspace> {
   const worktree = await resolveWorktree(options.path);
   const config = await loadConfig({ worktree, flags: configFlags(options) });
-  const userPlugins = await loadUserPlugins(config.get("plugins"), worktree);
+  const warn = (message: string) =>
+    Deno.stderr.writeSync(new TextEncoder().encode(`replio: ${message}\n`));
+  const userPlugins = await loadUserPlugins(config.get("plugins"), { worktree, warn });
   const mcpPlugins = await startMcpServers(config.get("mcp_servers"), {
     worktree,
     version: VERSION,
-    warn: (message) => Deno.stderr.writeSync(new TextEncoder().encode(`replio: ${message}\n`)),
+    warn,
     sandbox: config.get("sandbox.mcp") ? planSandbox(config, worktree) : undefined,
   });
   const registry = createRegistry([CORE_PLUGIN, ...userPlugins, ...mcpPlugins]);

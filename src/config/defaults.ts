@@ -50,6 +50,25 @@ export const AGENT_SCHEMA = Type.Object({
   }, { additionalProperties: false })),
 }, { additionalProperties: false });
 
+/**
+ * A user plugin: a path (relative to the worktree), or a URL plugin pinned by `replio plugin add`
+ * with its integrity and the permissions the user granted its Worker (docs/plugins.md).
+ */
+export const PLUGIN_ENTRY_SCHEMA = Type.Union([
+  Type.String({ minLength: 1 }),
+  Type.Object({
+    url: Type.String({ pattern: "^https?://" }),
+    integrity: Type.String({ pattern: "^sha256-[A-Za-z0-9+/]+={0,2}$" }),
+    permissions: Type.Optional(Type.Object({
+      read: Type.Optional(STRINGS),
+      write: Type.Optional(STRINGS),
+      net: Type.Optional(STRINGS),
+      env: Type.Optional(STRINGS),
+      run: Type.Optional(STRINGS),
+    }, { additionalProperties: false })),
+  }, { additionalProperties: false }),
+]);
+
 /** An MCP server replio starts over stdio: the command, its arguments, extra env, its folder. */
 const MCP_SERVER_SCHEMA = Type.Object({
   command: Type.String({ minLength: 1 }),
@@ -331,7 +350,11 @@ export const CONFIG_KEYS = {
     "Agent types for delegate, besides .replio/agents/*.md",
     { mergesPerEntry: true },
   ),
-  plugins: key(STRINGS, [], "User plugin module URLs or paths, imported at start-up"),
+  plugins: key(
+    Type.Array(PLUGIN_ENTRY_SCHEMA),
+    [],
+    "User plugins, each in its own Worker: paths, or URL entries pinned by `replio plugin add`",
+  ),
   mcp_servers: key(
     Type.Record(Type.String(), MCP_SERVER_SCHEMA),
     {},
