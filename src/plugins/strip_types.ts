@@ -19,11 +19,22 @@ export async function toJavaScript(source: string, name: string): Promise<string
   const cached = await readCached(integrity, "js");
   if (cached !== null) return cached;
   const { transform } = await import("sucrase");
-  const code = transform(source, {
-    transforms: name.endsWith(".tsx") ? ["typescript", "jsx"] : ["typescript"],
-    disableESTransforms: true,
-    filePath: name,
-  }).code;
+  let code: string;
+  try {
+    code = transform(source, {
+      transforms: name.endsWith(".tsx") ? ["typescript", "jsx"] : ["typescript"],
+      disableESTransforms: true,
+    }).code;
+  } catch (error) {
+    // Sucrase says `Unexpected token (3:12)`; say where as a runtime SyntaxError would.
+    const message = error instanceof Error ? error.message : String(error);
+    const at = /\((\d+):(\d+)\)\s*$/.exec(message);
+    throw new SyntaxError(
+      at
+        ? `${message.slice(0, at.index).trim()} at ${name}:${at[1]}:${Number(at[2]) + 1}`
+        : message,
+    );
+  }
   await writeCached(integrity, "js", code);
   return code;
 }

@@ -55,15 +55,23 @@ export async function loadUserPlugins(
 ): Promise<LoadedPlugin[]> {
   const loaded = await Promise.all(entries.map(async (entry) => {
     const origin = typeof entry === "string" ? entry : entry.url;
+    // Collected per plugin and reported in config order, whichever Worker is ready first.
+    const warnings: string[] = [];
     try {
-      return await loadPlugin(entry, options);
+      const plugin = await loadPlugin(entry, { ...options, warn: (m) => warnings.push(m) });
+      return { plugin, warnings };
     } catch (error) {
-      const detail = error instanceof Error ? error.message : String(error);
-      options.warn(`Cannot load plugin "${origin}" (continuing without it): ${detail}`);
-      return null;
+      const detail = error instanceof SyntaxError
+        ? `SyntaxError: ${error.message}`
+        : error instanceof Error
+        ? error.message
+        : String(error);
+      warnings.push(`Cannot load plugin "${origin}" (continuing without it): ${detail}`);
+      return { plugin: null, warnings };
     }
   }));
-  return loaded.filter((plugin) => plugin !== null);
+  for (const { warnings } of loaded) warnings.forEach(options.warn);
+  return loaded.flatMap(({ plugin }) => plugin ? [plugin] : []);
 }
 
 /** Reads, strips and starts one plugin; throws with the reason it cannot. */
