@@ -3,7 +3,7 @@
  * docs/performance.md from the results. `--assemble` only rebuilds the page.
  * @module
  */
-const BENCHES = ["startup", "loop", "session", "fs", "repl"];
+const BENCHES = ["startup", "loop", "session", "fs", "repl", "isolation"];
 const here = new URL(".", import.meta.url);
 
 if (!Deno.args.includes("--assemble")) {

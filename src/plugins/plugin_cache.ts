@@ -17,6 +17,12 @@ export function pluginCacheDir(): string | null {
   return home ? join(home, ".cache", "replio", "plugins") : null;
 }
 
+/**
+ * What a cache file holds: a URL plugin's `source`, the type-stripped `js`, or the `tools` a
+ * Worker reported for a given JavaScript and permissions.
+ */
+export type CacheKind = "source" | "js" | "tools";
+
 /** `sha256-<base64>`, the Subresource Integrity form pinned in config. */
 export async function sha256Integrity(text: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
@@ -24,14 +30,14 @@ export async function sha256Integrity(text: string): Promise<string> {
 }
 
 /** The cache file for an integrity (base64's `/` and `+` made file-safe) and a kind. */
-function cacheFile(dir: string, integrity: string, kind: "source" | "js"): string {
+function cacheFile(dir: string, integrity: string, kind: CacheKind): string {
   return join(dir, `${integrity.replace(/\//g, "_").replace(/\+/g, "-")}.${kind}`);
 }
 
 /** The cached text for an integrity, or null; a copy that no longer matches is ignored. */
 export async function readCached(
   integrity: string,
-  kind: "source" | "js",
+  kind: CacheKind,
 ): Promise<string | null> {
   const dir = pluginCacheDir();
   if (!dir) return null;
@@ -51,7 +57,7 @@ export async function readCached(
 /** Stores text under an integrity; a cache that cannot be written is skipped, not fatal. */
 export async function writeCached(
   integrity: string,
-  kind: "source" | "js",
+  kind: CacheKind,
   text: string,
 ): Promise<void> {
   const dir = pluginCacheDir();

@@ -20,7 +20,8 @@ import {
   type WorkerPermissions,
 } from "./plugin_manifest.ts";
 import { toJavaScript } from "./strip_types.ts";
-import { PluginWorker, type ReportedTool } from "./worker_host.ts";
+import { readCached, sha256Integrity, writeCached } from "./plugin_cache.ts";
+import { type PluginReady, PluginWorker, type ReportedTool } from "./worker_host.ts";
 
 const CATEGORIES = ["search", "read", "write", "exec", "ask", "todo", "delegate", "mcp"];
 const PERMISSIONS = ["read", "list", "edit", "bash", "web", "mcp", "ask", "delegate"];
@@ -98,8 +99,9 @@ export async function loadPlugin(
           : "replio itself was not started with it"),
     );
   }
-  const worker = new PluginWorker(await toJavaScript(source, origin), permissions, origin);
-  const ready = await worker.start();
+  const js = await toJavaScript(source, origin);
+  const worker = new PluginWorker(js, permissions, origin);
+  const ready = await startOrRecall(worker, js, permissions);
   const label = workerLabel(permissions);
   const keys = allowedKeys(permissions);
   const tools: PluginTool[] = [];
@@ -127,6 +129,26 @@ export async function loadPlugin(
     tools.push({ spec: { ...spec, isolation: () => label }, handler });
   }
   return { name: ready.name, tools, origin, permissions, worker };
+}
+
+/**
+ * What the plugin's Worker reports. A plugin seen before with the same code and permissions
+ * answers from the cache and its Worker starts on the first call: `new Worker` blocks the main
+ * thread while it builds the isolate (15-70 ms here), which start-up should not pay for a tool
+ * that may never be called. A new plugin is started and waited for, import errors and all.
+ */
+async function startOrRecall(
+  worker: PluginWorker,
+  js: string,
+  permissions: WorkerPermissions,
+): Promise<PluginReady> {
+  const key = await sha256Integrity(JSON.stringify([js, permissions]));
+  const cached = await readCached(key, "tools");
+  // An import that fails only now surfaces on the first call, as that call's error.
+  if (cached !== null) return JSON.parse(cached) as PluginReady;
+  const ready = await worker.start();
+  await writeCached(key, "tools", JSON.stringify(ready));
+  return ready;
 }
 
 async function readSource(entry: PluginEntry, worktree: string): Promise<string> {
