@@ -45,7 +45,7 @@ const worktree = await Deno.realPath(await Deno.makeTempDir({ prefix: "replio_be
 const file = `${worktree}/bench_plugin.js`;
 await Deno.writeTextFile(file, SOURCE);
 const config = Config.defaults();
-const warn = (message: string) => console.error(message);
+const warn = (message: string) => Deno.stderr.writeSync(new TextEncoder().encode(message + "\n"));
 try {
   // 1. Tool call round trip through the whole pipeline.
   const inProcess: Plugin = (await import(URL.createObjectURL(new Blob([SOURCE])))).plugin;
@@ -197,7 +197,7 @@ plugin the first time also loads Sucrase (about 130 ms) once; the stripped code 
 `;
   await Deno.mkdir(new URL("./results/", import.meta.url), { recursive: true });
   await Deno.writeTextFile(RESULTS, text);
-  console.log(text);
+  Deno.stdout.writeSync(new TextEncoder().encode(text));
 } finally {
   await Deno.remove(worktree, { recursive: true });
 }
