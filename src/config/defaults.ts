@@ -196,7 +196,7 @@ export const CONFIG_KEYS = {
   tool_timeout: key(
     Type.Integer({ minimum: 1 }),
     120,
-    "Default seconds a run_command or dev tool may run before its process group is killed",
+    "Default seconds a run_command, dev or user plugin tool call may run before it is stopped",
   ),
   "sandbox.mode": key(
     Type.Union([Type.Literal("auto"), Type.Literal("bwrap"), Type.Literal("off")]),
@@ -336,12 +336,12 @@ export const CONFIG_KEYS = {
   mode: key(
     Type.String(),
     "default",
-    "Mode applied at start-up (`default`, `plan` or a mode below)",
+    "Mode applied at start-up (`default`, `plan`, `sandboxed` or a mode below)",
   ),
   modes: key(
     Type.Record(Type.String(), MODE_SCHEMA),
     {},
-    "Named modes layered over the base policy; `plan` is built in",
+    "Named modes layered over the base policy; `plan` and `sandboxed` are built in",
     { mergesPerEntry: true },
   ),
   agents: key(

@@ -122,12 +122,26 @@ export class PluginWorker {
       URL.createObjectURL(new Blob([text], { type: "text/javascript" }));
     this.#sourceUrl = blob(this.#source);
     const bootUrl = blob(workerBootSource(this.#sourceUrl));
-    const worker = new Worker(bootUrl, {
-      type: "module",
-      name: this.#origin,
-      deno: { permissions: workerPermissionOptions(this.#permissions) },
-    });
-    URL.revokeObjectURL(bootUrl);
+    let worker: Worker;
+    try {
+      worker = new Worker(bootUrl, {
+        type: "module",
+        name: this.#origin,
+        deno: { permissions: workerPermissionOptions(this.#permissions) },
+      });
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      return Promise.reject(
+        new PluginStartError(
+          /unstable/i.test(message)
+            ? `Deno needs --unstable-worker-options to give a plugin its own permissions: ` +
+              `add it to the deno run command (deno.json sets it for tasks and deno compile)`
+            : message,
+        ),
+      );
+    } finally {
+      URL.revokeObjectURL(bootUrl);
+    }
     this.#worker = worker;
     return new Promise<PluginReady>((resolve, reject) => {
       const timer = setTimeout(() => {
