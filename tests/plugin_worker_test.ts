@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { createRegistry, loadUserPlugins } from "../src/plugins/mod.ts";
+import { startMockModel } from "./support/mock_model.ts";
 import { replioCommand, runReplio } from "./support/replio_process.ts";
 import { invokeInWorktree, tempWorktree } from "./support/worktree.ts";
 
@@ -259,4 +260,28 @@ export const plugin = { name: "p", tools: [{ spec: { name: "peek", description: 
   // Control: with replio holding it, the declared variable is readable.
   const control = await runReplio(["tool", "peek", "{}"], { cwd: wt.path, env: { SECRET_X: "x" } });
   assert.equal(control.stdout, "x\n");
+});
+
+Deno.test("SIGTERM ends a turn stuck in a plugin call: replio run exits 130", async () => {
+  let started!: () => void;
+  const handlerRan = new Promise<void>((resolve) => started = resolve);
+  await using announce = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, () => {
+    started();
+    return new Response("ok");
+  });
+  await using wt = await tempWorktree({
+    "hang.js": HANG_PLUGIN(`127.0.0.1:${announce.addr.port}`),
+    ".replio/config.yaml": "plugins: [hang.js]\ntool_permission:\n  web: allow\n",
+  });
+  await using mock = startMockModel([{ toolCalls: [{ name: "hang", arguments: {} }] }]);
+  const child = replioCommand(
+    ["run", "--base-url", mock.baseUrl, "--model", "mock-model", "hang please"],
+    { cwd: wt.path },
+  ).spawn();
+  await handlerRan;
+  child.kill("SIGTERM");
+  const guard = setTimeout(() => child.kill("SIGKILL"), 10_000);
+  const { code } = await child.output();
+  clearTimeout(guard);
+  assert.equal(code, 130);
 });
