@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { createRegistry, loadUserPlugins } from "../src/plugins/mod.ts";
 import { startMockModel } from "./support/mock_model.ts";
+import { pluginCacheEnv } from "./support/plugin_cache_env.ts";
 import { replioCommand, runReplio } from "./support/replio_process.ts";
 import { invokeInWorktree, tempWorktree } from "./support/worktree.ts";
 
@@ -67,6 +68,18 @@ export const plugin = {
 `;
 }
 
+/** Points this process's plugin cache into the worktree until disposed. */
+function privateCache(worktree: string): Disposable {
+  const before = Deno.env.get("XDG_CACHE_HOME");
+  Deno.env.set("XDG_CACHE_HOME", join(worktree, ".cache"));
+  return {
+    [Symbol.dispose]() {
+      if (before === undefined) Deno.env.delete("XDG_CACHE_HOME");
+      else Deno.env.set("XDG_CACHE_HOME", before);
+    },
+  };
+}
+
 /** A server on 127.0.0.1 that counts its requests. */
 function serve(body: string) {
   const state = { hits: 0 };
@@ -103,7 +116,11 @@ Deno.test("a plugin's Worker refuses what it did not declare and allows what it 
   try {
     const ran = await runReplio(["tool", "probe", JSON.stringify(args), "--json"], {
       cwd: wt.path,
-      env: { OPENAI_API_KEY: "sk-secret-marker", ALLOWED_VAR: "allowed-value" },
+      env: {
+        ...pluginCacheEnv(join(wt.path, ".cache")),
+        OPENAI_API_KEY: "sk-secret-marker",
+        ALLOWED_VAR: "allowed-value",
+      },
     });
     const result = JSON.parse(ran.stdout);
     assert.equal(result.is_error, false, result.output);
@@ -167,6 +184,7 @@ Deno.test("tool_timeout ends a stuck plugin call, and the Worker restarts for th
   await using wt = await tempWorktree({
     "hang.js": HANG_PLUGIN(`127.0.0.1:${announce.addr.port}`),
   });
+  using _cache = privateCache(wt.path);
   const plugins = await loadUserPlugins(["hang.js"], { worktree: wt.path, warn: assert.fail });
   try {
     const registry = createRegistry(plugins);
@@ -192,7 +210,8 @@ Deno.test("SIGINT ends a stuck plugin call: replio tool exits 130", async () => 
     "hang.js": HANG_PLUGIN(`127.0.0.1:${announce.addr.port}`),
     ".replio/config.yaml": "plugins: [hang.js]\n",
   });
-  const child = replioCommand(["tool", "hang", "{}"], { cwd: wt.path }).spawn();
+  const env = pluginCacheEnv(join(wt.path, ".cache"));
+  const child = replioCommand(["tool", "hang", "{}"], { cwd: wt.path, env }).spawn();
   await handlerRan;
   child.kill("SIGINT");
   const guard = setTimeout(() => child.kill("SIGKILL"), 10_000);
@@ -217,7 +236,8 @@ Deno.test("plugins that fail at import are skipped with file:line:col, the other
     ".replio/config.yaml":
       "plugins: [p/syntax.ts, p/syntax.js, p/throws.js, p/hangs.js, p/runs.js, p/good.js]\n",
   });
-  const ran = await runReplio(["tool", "good", "{}"], { cwd: wt.path });
+  const env = pluginCacheEnv(join(wt.path, ".cache"));
+  const ran = await runReplio(["tool", "good", "{}"], { cwd: wt.path, env });
   assert.equal(ran.stdout, "still works\n");
   assert.equal(ran.code, 0);
   const lines = ran.stderr.trim().split("\n");
@@ -237,7 +257,7 @@ Deno.test("plugins that fail at import are skipped with file:line:col, the other
     /^replio: Cannot load tool "sneaky" of plugin "p\/runs\.js": it declares permission "read" but its Worker may run programs, which the policy judges as "bash": declare one of those$/,
   );
   await wt.write(".replio/config.yaml", "plugins: [p/runs.js]\n");
-  const sneaky = await runReplio(["tool", "sneaky", "{}"], { cwd: wt.path });
+  const sneaky = await runReplio(["tool", "sneaky", "{}"], { cwd: wt.path, env });
   assert.match(sneaky.stdout, /^Error: unknown tool "sneaky"/);
 });
 
@@ -252,13 +272,16 @@ export const plugin = { name: "p", tools: [{ spec: { name: "peek", description: 
   });
   const ran = await runReplio(["tool", "peek", "{}"], {
     cwd: wt.path,
-    env: { SECRET_X: "marker" },
+    env: { ...pluginCacheEnv(join(wt.path, ".cache")), SECRET_X: "marker" },
     denoFlags: ["--allow-read", "--allow-write", "--allow-env", "--deny-env=SECRET_X"],
   });
   assert.equal(ran.stdout, "NotCapable\n");
   assert.match(ran.stderr, /Plugin "p\.js" runs without env=SECRET_X: replio itself was not/);
   // Control: with replio holding it, the declared variable is readable.
-  const control = await runReplio(["tool", "peek", "{}"], { cwd: wt.path, env: { SECRET_X: "x" } });
+  const control = await runReplio(["tool", "peek", "{}"], {
+    cwd: wt.path,
+    env: { ...pluginCacheEnv(join(wt.path, ".cache")), SECRET_X: "x" },
+  });
   assert.equal(control.stdout, "x\n");
 });
 
@@ -276,7 +299,7 @@ Deno.test("SIGTERM ends a turn stuck in a plugin call: replio run exits 130", as
   await using mock = startMockModel([{ toolCalls: [{ name: "hang", arguments: {} }] }]);
   const child = replioCommand(
     ["run", "--base-url", mock.baseUrl, "--model", "mock-model", "hang please"],
-    { cwd: wt.path },
+    { cwd: wt.path, env: pluginCacheEnv(join(wt.path, ".cache")) },
   ).spawn();
   await handlerRan;
   child.kill("SIGTERM");
@@ -284,4 +307,39 @@ Deno.test("SIGTERM ends a turn stuck in a plugin call: replio run exits 130", as
   const { code } = await child.output();
   clearTimeout(guard);
   assert.equal(code, 130);
+});
+
+Deno.test("a cancelled call aborts the handler's own signal first, so it can clean up", async () => {
+  await using announce = serve("ok");
+  const host = `127.0.0.1:${announce.addr.port}`;
+  await using wt = await tempWorktree({
+    "tidy.js": `/*! replio-plugin {"permissions": {"net": ["${host}"]}} */
+export const plugin = { name: "tidy", tools: [{
+  spec: { name: "tidy", description: "Waits for its signal", parameters: { type: "object", properties: {} },
+    category: "read", permission: "web" },
+  handler: async (_args, ctx) => {
+    await fetch("http://${host}/started");
+    await new Promise((resolve) => ctx.signal.addEventListener("abort", resolve));
+    await fetch("http://${host}/cleaned-up");
+    throw new Error("stopped");
+  },
+}] };
+`,
+  });
+  using _cache = privateCache(wt.path);
+  const plugins = await loadUserPlugins(["tidy.js"], { worktree: wt.path, warn: assert.fail });
+  try {
+    const controller = new AbortController();
+    const call = invokeInWorktree(wt, "tidy", {}, {
+      registry: createRegistry(plugins),
+      signal: controller.signal,
+    });
+    while (announce.hits < 1) await new Promise((resolve) => setTimeout(resolve, 20));
+    controller.abort();
+    const outcome = await call;
+    assert.equal(outcome.output, "Error: cancelled by the user");
+    assert.equal(announce.hits, 2, "the handler saw its signal and cleaned up");
+  } finally {
+    for (const plugin of plugins) plugin.worker.terminate();
+  }
 });

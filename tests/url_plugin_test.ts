@@ -7,21 +7,11 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { parse } from "yaml";
+import { pluginCacheEnv } from "./support/plugin_cache_env.ts";
 import { runReplio } from "./support/replio_process.ts";
 import { tempWorktree } from "./support/worktree.ts";
 
 const LOCK = new URL("../deno.lock", import.meta.url).pathname;
-
-/**
- * The environment for a plugin cache at `cache`: Deno keeps its own cache under XDG_CACHE_HOME
- * too, so DENO_DIR pins it where it is, or every run would download replio's packages again.
- */
-function cacheEnv(cache: string): Record<string, string> {
-  const home = Deno.env.get("HOME") ?? "/root";
-  const xdg = Deno.env.get("XDG_CACHE_HOME");
-  const denoDir = Deno.env.get("DENO_DIR") ?? join(xdg || join(home, ".cache"), "deno");
-  return { XDG_CACHE_HOME: cache, DENO_DIR: denoDir };
-}
 
 function pluginSource(greeting: string): string {
   return `/*! replio-plugin {"permissions": {"env": ["GREETING_SUFFIX"]}} */
@@ -65,7 +55,7 @@ async function lockHash(): Promise<string> {
 Deno.test("replio plugin add pins a URL plugin; it runs in a Worker, offline from the cache", async () => {
   const server = moduleServer();
   await using wt = await tempWorktree();
-  const env = { ...cacheEnv(join(wt.path, ".cache")), GREETING_SUFFIX: "!" };
+  const env = { ...pluginCacheEnv(join(wt.path, ".cache")), GREETING_SUFFIX: "!" };
   const replio = (...args: string[]) => runReplio(args, { cwd: wt.path, env });
   const lockBefore = await lockHash();
   try {
@@ -109,7 +99,7 @@ Deno.test("replio plugin add pins a URL plugin; it runs in a Worker, offline fro
 Deno.test("a changed file at a pinned URL is refused until replio plugin update", async () => {
   const server = moduleServer();
   await using wt = await tempWorktree();
-  const env = (cache: string) => cacheEnv(join(wt.path, cache));
+  const env = (cache: string) => pluginCacheEnv(join(wt.path, cache));
   const replio = (cache: string, ...args: string[]) =>
     runReplio(args, { cwd: wt.path, env: env(cache) });
   try {
@@ -151,7 +141,7 @@ Deno.test("a URL plugin whose integrity does not match the pin is refused", asyn
   try {
     const ran = await runReplio(["tool", "hello", '{"who":"ada"}'], {
       cwd: wt.path,
-      env: cacheEnv(join(wt.path, ".cache")),
+      env: pluginCacheEnv(join(wt.path, ".cache")),
     });
     assert.match(ran.stdout, /^Error: unknown tool "hello"/);
     assert.match(

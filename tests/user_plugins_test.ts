@@ -2,11 +2,13 @@
  * User plugins named in config `plugins` load at start-up and pass the same registry and policy.
  */
 import assert from "node:assert/strict";
+import { join } from "node:path";
+import { pluginCacheEnv } from "./support/plugin_cache_env.ts";
 import { runReplio } from "./support/replio_process.ts";
 import { tempWorktree } from "./support/worktree.ts";
 
 function replio(cwd: string, ...args: string[]) {
-  return runReplio(args, { cwd });
+  return runReplio(args, { cwd, env: pluginCacheEnv(join(cwd, ".cache")) });
 }
 
 const PLUGIN = `export const plugin = {

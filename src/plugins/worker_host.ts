@@ -11,6 +11,12 @@ import { workerBootSource } from "./worker_boot.ts";
 /** How long a plugin may take to import and report its tools. */
 export const PLUGIN_START_TIMEOUT_MS = 5_000;
 
+/**
+ * How long a cancelled call's handler may take to see its aborted signal and return before its
+ * Worker is ended; short, so Ctrl-C still ends a stuck call well within a second.
+ */
+const ABORT_GRACE_MS = 200;
+
 /** A tool as the Worker reports it: its spec's data fields, and whether it has a handler. */
 export interface ReportedTool {
   spec: Record<string, unknown>;
@@ -82,7 +88,11 @@ export class PluginWorker {
           ),
         );
       }, options.timeoutMs);
-      onAbort = () => reject(options.signal.reason);
+      onAbort = () => {
+        // The handler's own signal first, so it can stop cleanly; its thread if it does not.
+        worker.postMessage({ type: "abort", id });
+        setTimeout(() => reject(options.signal.reason), ABORT_GRACE_MS);
+      };
       options.signal.addEventListener("abort", onAbort, { once: true });
     });
     const answered = new Promise<Message & { type: "result" }>((resolve) => {
