@@ -27,6 +27,10 @@ const SPEC_FIELDS = [
 /** The Worker's entry module for a plugin module at `pluginUrl`. */
 export function workerBootSource(pluginUrl: string): string {
   return `const FIELDS = ${JSON.stringify(SPEC_FIELDS)};
+// A stray error outside any call (a timer's throw, an unawaited rejection) must not reach Deno's
+// reporter, which would print over replio's own output; the calls in flight still answer.
+self.addEventListener("error", (event) => event.preventDefault());
+self.addEventListener("unhandledrejection", (event) => event.preventDefault());
 let plugin;
 try {
   plugin = (await import(${JSON.stringify(pluginUrl)})).plugin;
