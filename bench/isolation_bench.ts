@@ -76,6 +76,8 @@ try {
   // 2. Plugin start: in-process import of the module vs its Worker reporting its tools.
   const startIn: number[] = [];
   const startWorker: number[] = [];
+  const startBare: number[] = [];
+  const bareUrl = URL.createObjectURL(new Blob(["postMessage(1)"], { type: "text/javascript" }));
   for (let i = 0; i < STARTS + 3; i++) {
     // A comment per run defeats the module cache, as a fresh process would have none.
     const source = `${SOURCE}// run ${i}\n`;
@@ -87,7 +89,13 @@ try {
     await worker.start();
     const workerMs = performance.now() - started;
     worker.terminate();
-    if (i >= 3) startIn.push(importMs), startWorker.push(workerMs);
+    // The floor: a Worker with no permissions that only posts one message.
+    started = performance.now();
+    const bare = new Worker(bareUrl, { type: "module", deno: { permissions: "none" } });
+    await new Promise((resolve) => bare.onmessage = resolve);
+    const bareMs = performance.now() - started;
+    bare.terminate();
+    if (i >= 3) startIn.push(importMs), startWorker.push(workerMs), startBare.push(bareMs);
   }
 
   // 2b. What start-up waits for per plugin seen before: loadPlugin with its tools cached
@@ -168,6 +176,15 @@ ${
   }
 ${
     row(
+      "reference: in-process import vs a bare Worker that only posts a message",
+      startIn,
+      startBare,
+      "(floor)",
+      true,
+    ).replace("| met |", "| – |")
+  }
+${
+    row(
       "plugin start seen before: in-process import vs what start-up waits for (tools cached)",
       startIn,
       startCached,
@@ -188,7 +205,8 @@ ${
   }
 
 The cold plugin start is a new Worker (its own V8 isolate and Deno runtime) importing the module
-and reporting its tools; a bare \`postMessage\` Worker takes most of that on this machine. replio
+and reporting its tools; the bare \`postMessage\` Worker row is its floor. Both move with the
+machine's load more than anything here (15 ms at load 4, 38–75 ms at load 8 on these machines). replio
 waits for it only the first time it sees a plugin's code and permissions: the tools it reported
 are cached under the XDG cache, and later start-ups read them and start the Worker on the first
 call (\`new Worker\` blocks the main thread while it builds the isolate, so a background start
