@@ -12,6 +12,7 @@ const BENCHES = [
   "repl",
   "policy",
   "policy_test",
+  "isolation",
 ];
 /** Sections whose bench runs apart (`deno task bench:peers` needs root and a network namespace). */
 const SEPARATE = ["peers"];

@@ -229,6 +229,7 @@ Deno.test("replio tool --no and the default deny an ask-gated call; --yes grants
     output: "Edited a.txt: 1 replacement at line 1 (+1 -1 lines)",
     is_error: false,
     decision: "granted",
+    isolation: "in-process",
     permissions: [{
       call_id: "cli_1",
       tool: "file_edit",
@@ -237,6 +238,7 @@ Deno.test("replio tool --no and the default deny an ask-gated call; --yes grants
       decision: "granted",
       reason: "tool_permission.edit; headless --yes",
       path: join(wt.path, "a.txt"),
+      isolation: "in-process",
     }],
   });
   assert.equal(await wt.read("a.txt"), "y\n");
@@ -265,7 +267,7 @@ Deno.test("replio exits 2 for an unknown mode", async () => {
   assert.equal(run.code, 2);
   assert.equal(
     run.stderr,
-    'replio: Cannot use mode "nope": no such mode: use one of default, plan\n',
+    'replio: Cannot use mode "nope": no such mode: use one of default, plan, sandboxed\n',
   );
 });
 

@@ -230,7 +230,9 @@ Deno.test("ToolPolicy rejects an unknown mode naming the known ones", async () =
   const config = await configWith({ modes: { review: {} } });
   assert.throws(
     () => new ToolPolicy({ config, worktree: "/w", mode: "nope" }),
-    new ConfigError('Cannot use mode "nope": no such mode: use one of default, plan, review'),
+    new ConfigError(
+      'Cannot use mode "nope": no such mode: use one of default, plan, sandboxed, review',
+    ),
   );
 });
 
@@ -653,6 +655,8 @@ for (const c of OUTCOME_CASES) {
       tool: c.tool.spec.name,
       permission: c.tool.spec.permission,
       ...c.record,
+      // A tool without `isolation` is replio's own code, run in its process.
+      isolation: "in-process",
     });
     const permission = sink.events.find((e) => e.type === "permission");
     assert.deepEqual(permission, {

@@ -413,6 +413,7 @@ Deno.test("invokeTool marks a tool's soft note and emits one call and one result
       echo: false,
       status: "page a.txt",
     },
+    isolation: "in-process",
   });
   assert.deepEqual(sink.events[2], {
     type: "tool_result",
@@ -421,5 +422,6 @@ Deno.test("invokeTool marks a tool's soft note and emits one call and one result
     output: "(empty file)",
     is_error: false,
     is_note: true,
+    isolation: "in-process",
   });
 });

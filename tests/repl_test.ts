@@ -578,3 +578,34 @@ Deno.test("repl asks before a write to .replio/config.yaml, with a protected war
   await repl.waitFor("Left the config alone.");
   assert.equal(await env.wt.read(".replio/config.yaml"), "max_rounds: 5\n");
 });
+
+Deno.test("repl offers to rerun a command the sandbox stopped, once, without it", async () => {
+  const probe = await new Deno.Command("bwrap", {
+    args: ["--ro-bind", "/", "/", "--unshare-net", "true"],
+  }).output().catch(() => null);
+  if (!probe?.success) return; // no bwrap here: nothing is sandboxed, nothing to offer
+  const marker = join(Deno.cwd(), `.repl_sandbox_marker_${crypto.randomUUID()}`);
+  await using env = await setup([
+    { toolCalls: [{ name: "run_command", arguments: { command: `touch ${marker}` } }] },
+    { text: "Made it." },
+  ]);
+  await env.wt.write(".replio/config.yaml", "tool_permission:\n  bash: allow\n");
+  try {
+    await using repl = await TmuxRepl.start(env.wt.path, [...env.args, "--trust"]);
+    await repl.enter("touch the marker");
+    // The question wraps with the long path; its options and hint do not.
+    await repl.waitFor("1. yes");
+    await repl.waitFor("answer (1-2 or text):");
+    await assert.rejects(Deno.stat(marker), Deno.errors.NotFound);
+    await repl.enter("1");
+    await repl.waitFor("Made it.");
+    await Deno.stat(marker);
+    const toolMessage = env.mock.requests[1]!.messages.at(-1)!;
+    assert.equal(
+      toolMessage.content,
+      "exit 0\n[sandbox] rerun without the sandbox, as the user allowed",
+    );
+  } finally {
+    await Deno.remove(marker).catch(() => {});
+  }
+});

@@ -91,12 +91,17 @@ Deno.test("replio run --output stream-json prints one event per line, every call
     id: call.id,
     name: "run_command",
     arguments: { command: "echo hi" },
+    isolation: call.isolation,
   });
+  // How the call was to run: in the OS sandbox where bwrap works (docs/sandbox.md), else none.
+  assert.match(call.isolation, /^(bwrap\(net=off, write=worktree\)|none)$/);
   const permission = events.find((e) => e.type === "permission");
   assert.equal(permission.decision, "denied");
   const results = events.filter((e) => e.type === "tool_result");
   assert.equal(results.length, 1);
   assert.equal(results[0].id, call.id);
+  // Denied, so nothing ran.
+  assert.equal(results[0].isolation, "none");
   assert.equal(ran.code, 0);
 });
 

@@ -220,6 +220,7 @@ Deno.test("replio serve runs an allowed tool call and denies run_command headles
     output: "# a.txt - 1 line, 2 chars\n1\tx",
     is_error: false,
     decision: "granted",
+    isolation: "in-process",
     permissions: [{
       call_id: read.body.permissions[0].call_id,
       tool: "file_read",
@@ -228,6 +229,7 @@ Deno.test("replio serve runs an allowed tool call and denies run_command headles
       decision: "granted",
       reason: "tool_permission.read",
       path: `${wt.path}/a.txt`,
+      isolation: "in-process",
       ts: read.body.permissions[0].ts,
     }],
   });
@@ -296,8 +298,16 @@ Deno.test("replio serve streams a turn as server-sent events, every call answere
   const results = events.filter((e) => e.event === "tool_result").map((e) => e.data);
   assert.deepEqual(calls.map((c) => c.name), ["file_read", "run_command", "ask"]);
   assert.deepEqual(results.map((r) => r.id), calls.map((c) => c.id));
-  assert.deepEqual(Object.keys(calls[0]), ["type", "id", "name", "arguments"]);
-  assert.deepEqual(Object.keys(results[0]), ["type", "id", "name", "output", "is_error"]);
+  assert.deepEqual(Object.keys(calls[0]), ["type", "id", "name", "arguments", "isolation"]);
+  assert.deepEqual(Object.keys(results[0]), [
+    "type",
+    "id",
+    "name",
+    "output",
+    "is_error",
+    "isolation",
+  ]);
+  assert.deepEqual(results.map((r) => r.isolation), ["in-process", "none", "in-process"]);
   const decisions = events.filter((e) => e.event === "permission").map((e) => e.data.decision);
   assert.deepEqual(decisions, ["granted", "denied", "granted"]);
   assert.equal(

@@ -2,12 +2,14 @@
  * User plugins named in config `plugins` load at start-up and pass the same registry and policy.
  */
 import assert from "node:assert/strict";
+import { join } from "node:path";
+import { pluginCacheEnv } from "./support/plugin_cache_env.ts";
 import { runReplio } from "./support/replio_process.ts";
 import { tempWorktree } from "./support/worktree.ts";
 
 /** Runs replio trusting the worktree: its `.replio/config.yaml` names the plugins. */
 function replio(cwd: string, ...args: string[]) {
-  return runReplio([...args, "--trust"], { cwd });
+  return runReplio([...args, "--trust"], { cwd, env: pluginCacheEnv(join(cwd, ".cache")) });
 }
 
 const PLUGIN = `export const plugin = {
@@ -48,17 +50,24 @@ Deno.test("loadUserPlugins registers a configured plugin's tools under the polic
   });
 });
 
-Deno.test("loadUserPlugins stops with exit 2 and the fix for a broken plugin", async () => {
+Deno.test("loadUserPlugins skips a broken plugin with the fix and keeps the others", async () => {
   await using wt = await tempWorktree({
     ".replio/plugins/bad.js":
       "export const plugin = { name: 'bad', tools: [{ spec: { name: 'x' } }] };\n",
-    ".replio/config.yaml": "plugins: [.replio/plugins/bad.js, missing.js]\n",
+    ".replio/plugins/hello.js": PLUGIN,
+    ".replio/config.yaml":
+      "plugins: [.replio/plugins/bad.js, missing.js, .replio/plugins/hello.js]\n",
   });
-  const ran = await replio(wt.path, "tools");
-  assert.equal(ran.code, 2);
+  const ran = await replio(wt.path, "tool", "hello", '{"who":"ada"}');
+  assert.equal(ran.stdout, "hello ada\n");
+  assert.equal(ran.code, 0);
   assert.match(
     ran.stderr,
-    /Cannot load plugin "\.replio\/plugins\/bad\.js": tool "x" without a handler: see docs\/plugins\.md/,
+    /Cannot load plugin "\.replio\/plugins\/bad\.js" \(continuing without it\): tool "x" without a handler: see docs\/plugins\.md/,
+  );
+  assert.match(
+    ran.stderr,
+    /Cannot load plugin "missing\.js" \(continuing without it\): no such file ".*missing\.js": fix the path in config `plugins`/,
   );
 });
 

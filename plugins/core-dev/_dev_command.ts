@@ -8,7 +8,7 @@ import { delimiter, join } from "node:path";
 import {
   type DenoNeeds,
   describeExit,
-  runProcess,
+  runSandboxed,
   type ToolArgs,
   type ToolContext,
 } from "../../src/plugins/api.ts";
@@ -78,7 +78,7 @@ export async function runDevCommand(
 ): Promise<string> {
   const { command } = await resolveDevCommand(kind, args, ctx);
   const timeoutSeconds = args.timeout ?? ctx.config.get("tool_timeout");
-  const result = await runProcess({
+  const result = await runSandboxed(ctx, {
     command,
     cwd: ctx.worktree,
     timeoutMs: timeoutSeconds * 1000,
@@ -102,6 +102,7 @@ export async function runDevCommand(
     ...(summary ? [`summary: ${summary}`] : []),
     "",
     output === "" ? "(no output)" : output,
+    ...(result.sandboxNote ? [result.sandboxNote] : []),
   ].join("\n");
 }
 

@@ -2,7 +2,7 @@
  * code_format: runs the project's formatter over the worktree.
  * @module
  */
-import type { ToolContext, ToolSpec } from "../../src/plugins/api.ts";
+import { commandIsolation, type ToolContext, type ToolSpec } from "../../src/plugins/api.ts";
 import {
   DEV_DENO_NEEDS,
   DEV_PARAMETERS,
@@ -20,6 +20,7 @@ export const codeFormatSpec = {
   category: "exec",
   permission: "bash",
   deno: DEV_DENO_NEEDS,
+  isolation: commandIsolation,
   verb: "Format",
   status: (args, ctx) => previewDevCommand("format", args, ctx),
 } satisfies ToolSpec<typeof DEV_PARAMETERS>;

@@ -2,7 +2,7 @@
  * code_test: runs the project's test suite.
  * @module
  */
-import type { ToolContext, ToolSpec } from "../../src/plugins/api.ts";
+import { commandIsolation, type ToolContext, type ToolSpec } from "../../src/plugins/api.ts";
 import {
   DEV_DENO_NEEDS,
   DEV_PARAMETERS,
@@ -20,6 +20,7 @@ export const codeTestSpec = {
   category: "exec",
   permission: "bash",
   deno: DEV_DENO_NEEDS,
+  isolation: commandIsolation,
   verb: "Test",
   status: (args, ctx) => previewDevCommand("test", args, ctx),
 } satisfies ToolSpec<typeof DEV_PARAMETERS>;

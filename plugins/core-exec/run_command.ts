@@ -6,10 +6,11 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import {
+  commandIsolation,
   formatProcessResult,
   type PermissionContext,
   type Resolution,
-  runProcess,
+  runSandboxed,
   type ToolArgs,
   type ToolContext,
   type ToolSpec,
@@ -46,6 +47,7 @@ export const runCommandSpec = {
   echo: true,
   short: "Run a shell command with a timeout",
   aliases: ["bash", "exec"],
+  isolation: commandIsolation,
 } satisfies ToolSpec<typeof parameters>;
 
 /** Runs the command line and returns its exit line and output (head and tail if long). */
@@ -58,7 +60,7 @@ export async function runCommand(
   }
   const dir = cwd === undefined ? ctx.worktree : await ctx.resolvePath(cwd, "read");
   await assertDirectory(dir, cwd ?? ".");
-  const result = await runProcess({
+  const result = await runSandboxed(ctx, {
     command,
     cwd: dir,
     timeoutMs: (timeout ?? ctx.config.get("tool_timeout")) * 1000,
@@ -67,7 +69,8 @@ export async function runCommand(
   });
   // The registry turns the abort into `Error: cancelled by the user`.
   if (result.cancelled) ctx.signal.throwIfAborted();
-  return formatProcessResult(result);
+  const text = formatProcessResult(result);
+  return result.sandboxNote ? `${text}\n${result.sandboxNote}` : text;
 }
 
 async function assertDirectory(dir: string, shown: string): Promise<void> {

@@ -292,6 +292,19 @@ Examples:
       setExitCode(await runTrustCommand(path, options));
     });
 
+  program.command("plugin")
+    .description("add, list, remove or update URL plugins (pinned by integrity, docs/plugins.md)")
+    .argument("<action>", "add | list | remove | update")
+    .argument("[target]", "plugin URL (or path, for remove)")
+    .option("--global", "use the global file (~/.config/replio/config.yaml)")
+    .option("--yes", "grant the permissions the plugin requests without asking")
+    .option("--path <dir>", "worktree (default: the current directory)")
+    .exitOverride()
+    .action(async (action: string, target: string | undefined, options) => {
+      const { runPluginCommand } = await import("./plugin.ts");
+      setExitCode(await runPluginCommand(action, target, options));
+    });
+
   const sessions = program.command("sessions")
     .description("list or show saved sessions")
     .exitOverride();

@@ -65,6 +65,7 @@ export async function runToolCommand(
         output: outcome.output,
         is_error: outcome.isError,
         decision: outcome.decision,
+        isolation: outcome.isolation,
         permissions,
       }) + "\n"
       : outcome.output.endsWith("\n")

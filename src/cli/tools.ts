@@ -4,8 +4,9 @@
  * @module
  */
 import type { AgentType } from "../agents/mod.ts";
+import type { Config } from "../config/mod.ts";
 import type { McpServers, McpServerStatus } from "../mcp/mod.ts";
-import { type Policy, summarizeTool, type ToolRegistry } from "../tools/mod.ts";
+import { type Policy, summarizeTool, toolIsolation, type ToolRegistry } from "../tools/mod.ts";
 import { openWorkspace, toolNameWarnings } from "./workspace.ts";
 import { EXIT } from "./errors.ts";
 
@@ -34,6 +35,8 @@ export interface ToolListing {
     reason: string;
     aliases: string[];
     short: string;
+    /** How its calls run: `in-process`, `worker(…)`, `bwrap(…)` or `none`. */
+    isolation: string;
   }[];
   /** Tools a deny hides, with what hid them. */
   hidden: { name: string; reason: string }[];
@@ -49,6 +52,7 @@ export function toolListing(
     registry: ToolRegistry;
     policy: Policy;
     worktree: string;
+    config: Config;
     agentTypes?: ReadonlyMap<string, AgentType>;
     mcp?: McpServers | null | undefined;
   },
@@ -68,6 +72,7 @@ export function toolListing(
       reason,
       aliases: (tool.aliases ?? []).map((a) => typeof a === "string" ? a : a.name),
       short: summarizeTool(tool),
+      isolation: toolIsolation(tool, ws.config, ws.worktree),
     };
   });
   const warnings = toolNameWarnings(ws);
@@ -105,7 +110,7 @@ export async function listTools(options: ToolsCommandOptions): Promise<number> {
       rows.map((r) =>
         `${r.name.padEnd(width)}  ${r.category.padEnd(8)} ${r.permission.padEnd(8)} ${
           r.action.padEnd(5)
-        } (${r.reason})  ${r.short}`
+        } (${r.reason})  [${r.isolation}]  ${r.short}`
       ).join("\n") + "\n" +
       unavailable.map((u) =>
         `${u.name.padEnd(width)}  unavailable: ${u.reason.slice(DENO_REASON.length)}\n`

@@ -15,7 +15,7 @@ import {
 } from "../config/mod.ts";
 import { type AgentType, CORE_PLUGIN, loadAgentTypes } from "../agents/mod.ts";
 import { type McpServers, startMcpServers } from "../mcp/mod.ts";
-import { createRegistry, loadUserPlugins } from "../plugins/mod.ts";
+import { createRegistry, loadUserPlugins, planSandbox } from "../plugins/mod.ts";
 import {
   type HeadlessAnswer,
   type Policy,
@@ -108,12 +108,16 @@ export function toolNameWarnings(
 export async function openWorkspace(options: WorkspaceOptions): Promise<Workspace> {
   const worktree = await resolveWorktree(options.path);
   const config = await loadTrustedConfig(worktree, options);
-  const userPlugins = await loadUserPlugins(config.get("plugins"), worktree);
+  const userPlugins = await loadUserPlugins(config.get("plugins"), {
+    worktree,
+    warn: (message) => warn(`replio: ${message}`),
+  });
   const mcp = await startMcpServers(config.get("mcp_servers"), {
     worktree,
     version: VERSION,
     config,
     warn: (message) => warn(`replio: ${message}`),
+    sandbox: config.get("sandbox.mcp") ? planSandbox(config, worktree) : undefined,
   });
   const registry = createRegistry([CORE_PLUGIN, ...userPlugins]);
   mcp?.attach(registry);

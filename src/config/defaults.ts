@@ -50,6 +50,25 @@ export const AGENT_SCHEMA = Type.Object({
   }, { additionalProperties: false })),
 }, { additionalProperties: false });
 
+/**
+ * A user plugin: a path (relative to the worktree), or a URL plugin pinned by `replio plugin add`
+ * with its integrity and the permissions the user granted its Worker (docs/plugins.md).
+ */
+export const PLUGIN_ENTRY_SCHEMA = Type.Union([
+  Type.String({ minLength: 1 }),
+  Type.Object({
+    url: Type.String({ pattern: "^https?://" }),
+    integrity: Type.String({ pattern: "^sha256-[A-Za-z0-9+/]+={0,2}$" }),
+    permissions: Type.Optional(Type.Object({
+      read: Type.Optional(STRINGS),
+      write: Type.Optional(STRINGS),
+      net: Type.Optional(STRINGS),
+      env: Type.Optional(STRINGS),
+      run: Type.Optional(STRINGS),
+    }, { additionalProperties: false })),
+  }, { additionalProperties: false }),
+]);
+
 /** An MCP server replio starts over stdio: the command, its arguments, extra env, its folder. */
 const MCP_SERVER_SCHEMA = Type.Object({
   command: Type.String({ minLength: 1 }),
@@ -181,13 +200,20 @@ export const CONFIG_KEYS = {
   tool_timeout: key(
     Type.Integer({ minimum: 1 }),
     120,
-    "Default seconds a run_command or dev tool may run before its process group is killed",
+    "Default seconds a run_command, dev or user plugin tool call may run before it is stopped",
   ),
   "shell_env.keep": key(
     STRINGS,
     [],
     "Variables commands and MCP servers get although their names look secret",
   ),
+  "sandbox.mode": key(
+    Type.Union([Type.Literal("auto"), Type.Literal("bwrap"), Type.Literal("off")]),
+    "auto",
+    "OS sandbox for run_command and code_* (docs/sandbox.md): auto uses bubblewrap where it runs",
+  ),
+  "sandbox.network": key(Type.Boolean(), false, "Let sandboxed commands reach the network"),
+  "sandbox.mcp": key(Type.Boolean(), false, "Run MCP stdio servers inside the sandbox too"),
   tool_analysis: key(
     Type.Boolean(),
     false,
@@ -324,12 +350,12 @@ export const CONFIG_KEYS = {
   mode: key(
     Type.String(),
     "default",
-    "Mode applied at start-up (`default`, `plan` or a mode below)",
+    "Mode applied at start-up (`default`, `plan`, `sandboxed` or a mode below)",
   ),
   modes: key(
     Type.Record(Type.String(), MODE_SCHEMA),
     {},
-    "Named modes layered over the base policy; `plan` is built in",
+    "Named modes layered over the base policy; `plan` and `sandboxed` are built in",
     { mergesPerEntry: true },
   ),
   agents: key(
@@ -338,7 +364,11 @@ export const CONFIG_KEYS = {
     "Agent types for delegate, besides .replio/agents/*.md",
     { mergesPerEntry: true },
   ),
-  plugins: key(STRINGS, [], "User plugin module URLs or paths, imported at start-up"),
+  plugins: key(
+    Type.Array(PLUGIN_ENTRY_SCHEMA),
+    [],
+    "User plugins, each in its own Worker: paths, or URL entries pinned by `replio plugin add`",
+  ),
   mcp_servers: key(
     Type.Record(Type.String(), MCP_SERVER_SCHEMA),
     {},

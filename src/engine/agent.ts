@@ -334,6 +334,7 @@ export class Agent {
         name: call.function.name,
         arguments: {},
         activity: plainActivity(call.function.name),
+        isolation: "none",
       });
       sink.emit({
         type: "tool_result",
@@ -342,6 +343,7 @@ export class Agent {
         output,
         is_error: true,
         is_note: false,
+        isolation: "none",
       });
       this.#record({
         role: "tool",

@@ -10,7 +10,14 @@ import type { ChildProcess } from "node:child_process";
 import { resolve } from "node:path";
 import { stripVTControlCharacters } from "node:util";
 import type { Config, ConfigValue } from "../config/mod.ts";
-import { type JsonSchema, keptEnv, type ToolArgs, type ToolContext } from "../plugins/api.ts";
+import {
+  bwrapArgs,
+  type JsonSchema,
+  keptEnv,
+  type SandboxPlan,
+  type ToolArgs,
+  type ToolContext,
+} from "../plugins/api.ts";
 import type { ToolRegistry } from "../tools/mod.ts";
 import {
   type CallToolResult,
@@ -49,6 +56,8 @@ export interface ConnectOptions {
   warn: (message: string) => void;
   /** Decides which of replio's variables servers inherit (`shell_env.keep`). */
   config: Config;
+  /** Set when `sandbox.mcp` is on: servers start inside this OS sandbox (docs/sandbox.md). */
+  sandbox?: SandboxPlan | undefined;
 }
 
 /** Where a server is: `connecting` until it lists its tools, `exited` after it stopped. */
@@ -147,7 +156,7 @@ export class McpServers {
       }
       this.#taken.add(name);
       registry.register(
-        toolSpec(name, server.name, tool),
+        toolSpec(name, server, tool),
         (args: ToolArgs, ctx: ToolContext) => server.call(tool, args, ctx),
       );
       server.registered++;
@@ -172,6 +181,8 @@ export function mcpToolName(server: string, tool: string): string {
 /** One server's process and client, restarted on a call after it exited. */
 class ServerConnection {
   state: McpServerState = "connecting";
+  /** How the server runs: the sandbox's label or `none`. */
+  isolation = "none";
   tools: McpTool[] = [];
   isRegistered = false;
   registered = 0;
@@ -319,13 +330,20 @@ class ServerConnection {
   async #open(): Promise<McpTool[]> {
     this.#stderr = "";
     let timer: ReturnType<typeof setTimeout> | undefined;
+    const cwd = resolve(this.options.worktree, this.config.cwd ?? ".");
+    const sandbox = this.options.sandbox;
+    if (sandbox?.problem) throw new Error(sandbox.problem);
+    const boxed = sandbox?.kind === "bwrap";
+    this.isolation = boxed ? sandbox.label : "none";
     const transport = new StdioClientTransport({
-      command: this.config.command,
-      args: this.config.args ?? [],
+      command: boxed ? "bwrap" : this.config.command,
+      args: boxed
+        ? [...await bwrapArgs(sandbox, cwd), this.config.command, ...this.config.args ?? []]
+        : this.config.args ?? [],
       // The SDK adds only HOME, LOGNAME, PATH, SHELL, TERM and USER of replio's own variables;
       // names in shell_env.keep come too, and the server's own configured env wins.
       env: { ...keptEnv(this.options.config), ...this.config.env },
-      cwd: resolve(this.options.worktree, this.config.cwd ?? "."),
+      cwd,
       // Piped, not inherited: a server's logs would land in the REPL or in `replio mcp`'s
       // client; the tail explains a failed start.
       stderr: "pipe",
@@ -463,17 +481,18 @@ function isConnectionClosed(error: unknown): boolean {
   return error instanceof McpError && error.code === ErrorCode.ConnectionClosed;
 }
 
-function toolSpec(name: string, server: string, tool: McpTool) {
+function toolSpec(name: string, server: ServerConnection, tool: McpTool) {
   const parameters = tool.inputSchema as JsonSchema;
   const keyArg = firstRequiredString(parameters);
   return {
     name,
-    description: tool.description || `Tool "${tool.name}" of MCP server "${server}"`,
+    description: tool.description || `Tool "${tool.name}" of MCP server "${server.name}"`,
     parameters,
     category: "mcp" as const,
     permission: "mcp" as const,
     // The server process already runs: its tools need nothing more of this process.
     deno: {},
+    isolation: () => server.isolation,
     ...(keyArg === undefined ? {} : { keyArg }),
   };
 }

@@ -22,6 +22,8 @@ export type {
 } from "../tools/types.ts";
 export * from "./run_process.ts";
 export { apiKeyEnvNames, childEnv, isWithheld, keptEnv } from "./child_env.ts";
+export { runSandboxed, type SandboxedResult } from "./run_sandboxed.ts";
+export { bwrapArgs, commandIsolation, planSandbox, type SandboxPlan } from "./sandbox_bwrap.ts";
 
 /** A tool as a plugin exports it: its spec and its handler. */
 export interface PluginTool {

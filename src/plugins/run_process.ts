@@ -7,6 +7,7 @@
  */
 import { Config } from "../config/mod.ts";
 import { childEnv } from "./child_env.ts";
+import { bwrapArgs, type SandboxPlan } from "./sandbox_bwrap.ts";
 
 /** Lines kept from the start of long output: how the command began (what it ran, warnings). */
 export const HEAD_LINES = 100;
@@ -51,6 +52,8 @@ export interface RunProcessOptions {
   headLines?: number;
   /** Lines kept from the end; default {@link TAIL_LINES}. */
   tailLines?: number;
+  /** Run inside this OS sandbox (see `planSandbox`); default none. */
+  sandbox?: SandboxPlan;
 }
 
 /** How a command ended and what it printed. */
@@ -70,6 +73,8 @@ export interface ProcessResult {
   durationMs: number;
   /** The timeout it ran under, for messages such as `timed out after 5s`. */
   timeoutMs: number;
+  /** How it ran: the sandbox's label (`bwrap(net=off, write=worktree)`) or `none`. */
+  isolation: string;
 }
 
 /** Runs `command` under `bash -c` in its own process group and collects its output. */
@@ -89,6 +94,7 @@ export async function runProcess(options: RunProcessOptions): Promise<ProcessRes
       omittedLines: kept.omittedLines,
       durationMs: Math.round(performance.now() - started),
       timeoutMs: options.timeoutMs,
+      isolation: options.sandbox?.kind === "bwrap" ? options.sandbox.label : "none",
     };
   };
   if (options.signal?.aborted) {
@@ -136,9 +142,13 @@ export async function runProcess(options: RunProcessOptions): Promise<ProcessRes
 /** Spawns the command as the leader of a new process group, with a clear error if it cannot. */
 async function spawnGroup(options: RunProcessOptions): Promise<Deno.ChildProcess> {
   try {
-    // setsid makes bash a session and group leader (pid = pgid): one kill reaches every child.
+    // setsid makes bash (or bwrap) a session and group leader (pid = pgid): one kill reaches
+    // every child.
+    const sandbox = options.sandbox?.kind === "bwrap"
+      ? ["bwrap", ...await bwrapArgs(options.sandbox, options.cwd)]
+      : [];
     return new Deno.Command("setsid", {
-      args: ["bash", "-c", MERGE_SCRIPT, "bash", options.command],
+      args: [...sandbox, "bash", "-c", MERGE_SCRIPT, "bash", options.command],
       cwd: options.cwd,
       stdin: "null",
       stdout: "piped",

@@ -24,7 +24,13 @@ async function fifo(dir: string): Promise<{ path: string; read(): Promise<string
   return { path, read: () => Deno.readTextFile(path) };
 }
 
-const ENDED = { signal: null, timedOut: false, cancelled: false, omittedLines: 0 };
+const ENDED = {
+  signal: null,
+  timedOut: false,
+  cancelled: false,
+  omittedLines: 0,
+  isolation: "none",
+};
 
 Deno.test("runProcess reports the exit code and merges stdout and stderr in order", async () => {
   await using dir = await tempDir();

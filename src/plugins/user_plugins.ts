@@ -1,71 +1,198 @@
 /**
- * User plugins: modules named in config `plugins` (URLs, or paths relative to the worktree),
- * imported at start-up. Each exports `plugin: Plugin` built with the plugin API, so its tools
- * pass the same registry and policy as the bundled ones.
+ * User plugins: entries of config `plugins` (paths relative to the worktree, or URL entries
+ * pinned by `replio plugin add`). Each runs in its own Deno Worker with only the permissions its
+ * manifest declares, narrowed to what replio holds and the user granted; its tools cross the
+ * boundary as messages and pass the same registry and policy as bundled ones. A plugin that
+ * fails to load is reported and skipped; replio goes on without it.
  * @module
  */
 import { isAbsolute, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
-import type { Plugin } from "./api.ts";
+import type { ConfigValue } from "../config/mod.ts";
+import type { PermissionKey, ToolHandler, ToolSpec } from "../tools/types.ts";
+import type { Plugin, PluginTool } from "./api.ts";
+import { loadPinnedSource } from "./plugin_fetch.ts";
+import {
+  allowedKeys,
+  narrowPermissions,
+  parseManifest,
+  resolvePermissionPaths,
+  workerLabel,
+  type WorkerPermissions,
+} from "./plugin_manifest.ts";
+import { toJavaScript } from "./strip_types.ts";
+import { readCached, sha256Integrity, writeCached } from "./plugin_cache.ts";
+import { type PluginReady, PluginWorker, type ReportedTool } from "./worker_host.ts";
 
 const CATEGORIES = ["search", "read", "write", "exec", "ask", "todo", "delegate", "mcp"];
 const PERMISSIONS = ["read", "list", "edit", "bash", "web", "mcp", "ask", "delegate"];
 
-/** Raised when a user plugin cannot be loaded; the CLI maps it to exit 2. */
+/** One entry of config `plugins`. */
+export type PluginEntry = ConfigValue<"plugins">[number];
+
+/** Raised when a user plugin cannot be registered (a name clash); the CLI maps it to exit 2. */
 export class PluginLoadError extends Error {
   override name = "ConfigError";
 }
 
-/** Imports every configured plugin, in order; the first failure stops start-up with its fix. */
-export async function loadUserPlugins(
-  specifiers: readonly string[],
-  worktree: string,
-): Promise<Plugin[]> {
-  const plugins: Plugin[] = [];
-  for (const specifier of specifiers) {
-    const url = /^[a-z][a-z0-9+.-]*:/i.test(specifier)
-      ? specifier
-      : pathToFileURL(isAbsolute(specifier) ? specifier : resolve(worktree, specifier)).href;
-    let module: Record<string, unknown>;
-    try {
-      module = await import(url);
-    } catch (error) {
-      const detail = error instanceof Error ? error.message.split("\n")[0] : String(error);
-      throw new PluginLoadError(
-        `Cannot load plugin "${specifier}": ${detail}: check the URL, and for remote plugins start replio with --allow-import`,
-      );
-    }
-    plugins.push(checkPlugin(module.plugin, specifier));
-  }
-  return plugins;
+/** Options for {@link loadUserPlugins}. */
+export interface LoadPluginsOptions {
+  worktree: string;
+  /** Receives one line per plugin skipped or permission dropped. */
+  warn: (message: string) => void;
 }
 
-function checkPlugin(value: unknown, specifier: string): Plugin {
-  const plugin = value as Plugin | undefined;
-  if (!plugin || typeof plugin.name !== "string" || !Array.isArray(plugin.tools)) {
-    throw new PluginLoadError(
-      `Cannot load plugin "${specifier}": it does not export \`plugin\` with a name and tools: see docs/plugins.md`,
+/** A user plugin running in its Worker, with the permissions it was given. */
+export interface LoadedPlugin extends Plugin {
+  /** Where it came from, as config names it. */
+  origin: string;
+  permissions: WorkerPermissions;
+  worker: PluginWorker;
+}
+
+/** Starts every configured plugin's Worker in parallel; those that fail are warned and skipped. */
+export async function loadUserPlugins(
+  entries: readonly PluginEntry[],
+  options: LoadPluginsOptions,
+): Promise<LoadedPlugin[]> {
+  const loaded = await Promise.all(entries.map(async (entry) => {
+    const origin = typeof entry === "string" ? entry : entry.url;
+    // Collected per plugin and reported in config order, whichever Worker is ready first.
+    const warnings: string[] = [];
+    try {
+      const plugin = await loadPlugin(entry, { ...options, warn: (m) => warnings.push(m) });
+      return { plugin, warnings };
+    } catch (error) {
+      const detail = error instanceof SyntaxError
+        ? `SyntaxError: ${error.message}`
+        : error instanceof Error
+        ? error.message
+        : String(error);
+      warnings.push(`Cannot load plugin "${origin}" (continuing without it): ${detail}`);
+      return { plugin: null, warnings };
+    }
+  }));
+  for (const { warnings } of loaded) warnings.forEach(options.warn);
+  return loaded.flatMap(({ plugin }) => plugin ? [plugin] : []);
+}
+
+/** Reads, strips and starts one plugin; throws with the reason it cannot. */
+export async function loadPlugin(
+  entry: PluginEntry,
+  options: LoadPluginsOptions,
+): Promise<LoadedPlugin> {
+  const { worktree } = options;
+  const origin = typeof entry === "string" ? entry : entry.url;
+  const source = await readSource(entry, worktree);
+  const home = Deno.permissions.querySync({ name: "env", variable: "HOME" }).state === "granted"
+    ? Deno.env.get("HOME")
+    : undefined;
+  const declared = resolvePermissionPaths(parseManifest(source), worktree, home);
+  const granted = typeof entry === "string"
+    ? undefined
+    : resolvePermissionPaths(entry.permissions ?? {}, worktree, home);
+  const { permissions, dropped } = narrowPermissions(declared, granted);
+  if (dropped.length) {
+    options.warn(
+      `Plugin "${origin}" runs without ${dropped.join(", ")}: ` +
+        (granted
+          ? "not granted when it was added (rerun `replio plugin add` to grant it)"
+          : "replio itself was not started with it"),
     );
   }
-  for (const tool of plugin.tools) {
-    const spec = tool?.spec;
-    const problem =
-      !spec || typeof spec.name !== "string" || !/^[a-zA-Z0-9_-]{1,64}$/.test(spec.name)
-        ? "a tool without a valid name"
-        : typeof tool.handler !== "function"
-        ? `tool "${spec.name}" without a handler`
-        : typeof spec.description !== "string" || typeof spec.parameters !== "object"
-        ? `tool "${spec.name}" without a description or parameters`
-        : !CATEGORIES.includes(spec.category)
-        ? `tool "${spec.name}" with an unknown category "${spec.category}"`
-        : !PERMISSIONS.includes(spec.permission)
-        ? `tool "${spec.name}" with an unknown permission "${spec.permission}"`
-        : null;
+  const js = await toJavaScript(source, origin);
+  const worker = new PluginWorker(js, permissions, origin);
+  const ready = await startOrRecall(worker, js, permissions);
+  const label = workerLabel(permissions);
+  const keys = allowedKeys(permissions);
+  const tools: PluginTool[] = [];
+  for (const reported of ready.tools) {
+    const problem = toolProblem(reported);
     if (problem) {
-      throw new PluginLoadError(
-        `Cannot load plugin "${specifier}": ${problem}: see docs/plugins.md`,
-      );
+      worker.terminate();
+      throw new Error(`${problem}: see docs/plugins.md`);
     }
+    const spec = reported.spec as unknown as ToolSpec;
+    if (keys && !keys.includes(spec.permission as PermissionKey)) {
+      options.warn(
+        `Cannot load tool "${spec.name}" of plugin "${origin}": it declares permission ` +
+          `"${spec.permission}" but its Worker may ${describeReach(permissions)}, which the ` +
+          `policy judges as ${keys.map((k) => `"${k}"`).join(" or ")}: declare one of those`,
+      );
+      continue;
+    }
+    const handler: ToolHandler = (args, ctx) =>
+      worker.call(spec.name, args, {
+        worktree: ctx.worktree,
+        signal: ctx.signal,
+        timeoutMs: ctx.config.get("tool_timeout") * 1000,
+      });
+    tools.push({ spec: { ...spec, isolation: () => label }, handler });
   }
-  return plugin;
+  return { name: ready.name, tools, origin, permissions, worker };
+}
+
+/**
+ * What the plugin's Worker reports. A plugin seen before with the same code and permissions
+ * answers from the cache and its Worker starts on the first call: `new Worker` blocks the main
+ * thread while it builds the isolate (15-70 ms here), which start-up should not pay for a tool
+ * that may never be called. A new plugin is started and waited for, import errors and all.
+ */
+async function startOrRecall(
+  worker: PluginWorker,
+  js: string,
+  permissions: WorkerPermissions,
+): Promise<PluginReady> {
+  const key = await sha256Integrity(JSON.stringify([js, permissions]));
+  const cached = await readCached(key, "tools");
+  // An import that fails only now surfaces on the first call, as that call's error.
+  if (cached !== null) return JSON.parse(cached) as PluginReady;
+  const ready = await worker.start();
+  await writeCached(key, "tools", JSON.stringify(ready));
+  return ready;
+}
+
+async function readSource(entry: PluginEntry, worktree: string): Promise<string> {
+  if (typeof entry !== "string") return await loadPinnedSource(entry.url, entry.integrity);
+  if (/^https?:/i.test(entry)) {
+    throw new Error(
+      `a URL plugin needs a pinned integrity: run \`replio plugin add ${entry}\` and drop this ` +
+        `entry`,
+    );
+  }
+  const path = entry.startsWith("file:")
+    ? new URL(entry).pathname
+    : isAbsolute(entry)
+    ? entry
+    : resolve(worktree, entry);
+  try {
+    return await Deno.readTextFile(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) {
+      throw new Error(`no such file "${path}": fix the path in config \`plugins\``);
+    }
+    throw error;
+  }
+}
+
+function toolProblem({ spec, hasHandler }: ReportedTool): string | null {
+  const name = spec.name;
+  return typeof name !== "string" || !/^[a-zA-Z0-9_-]{1,64}$/.test(name)
+    ? "a tool without a valid name"
+    : !hasHandler
+    ? `tool "${name}" without a handler`
+    : typeof spec.description !== "string" || typeof spec.parameters !== "object"
+    ? `tool "${name}" without a description or parameters`
+    : !CATEGORIES.includes(spec.category as string)
+    ? `tool "${name}" with an unknown category "${spec.category}"`
+    : !PERMISSIONS.includes(spec.permission as string)
+    ? `tool "${name}" with an unknown permission "${spec.permission}"`
+    : null;
+}
+
+function describeReach(permissions: WorkerPermissions): string {
+  return [
+    ...(permissions.run?.length ? ["run programs"] : []),
+    ...(permissions.write?.length ? ["write files"] : []),
+    ...(permissions.net?.length ? ["reach the network"] : []),
+  ].join(" and ");
 }

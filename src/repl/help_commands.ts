@@ -5,7 +5,7 @@
  */
 import { describeSchema } from "../config/mod.ts";
 import { displayWidth } from "../ui/markdown.ts";
-import { type JsonSchema, summarizeTool, type Tool } from "../tools/mod.ts";
+import { type JsonSchema, summarizeTool, type Tool, toolIsolation } from "../tools/mod.ts";
 import type { ReplContext, SlashCommand } from "./context.ts";
 
 /** `/help [tool | /command]`. */
@@ -34,10 +34,12 @@ export const toolsCommand: SlashCommand = {
   summary: "Every tool with category, permission and the action the policy resolves now",
   run(repl) {
     const s = repl.styles;
-    const resolved = repl.registry.list().map((tool) => ({
-      tool,
-      ...repl.policy.resolveStatic(tool),
-    }));
+    const resolved = repl.registry.list().map((tool) => {
+      const { action, reason, denoFlags } = repl.policy.resolveStatic(tool);
+      // How calls run follows the reason: in-process, worker(…), bwrap(…) or none.
+      const why = `(${reason}) [${toolIsolation(tool, repl.config, repl.worktree)}]`;
+      return { tool, action, reason, why, denoFlags };
+    });
     const shown = resolved.filter((r) => r.action !== "deny");
     // Tools the process cannot serve are named with the flag that would serve them.
     const unavailable = resolved.filter((r) => r.action === "deny" && r.denoFlags);
@@ -45,13 +47,13 @@ export const toolsCommand: SlashCommand = {
       4,
       ...[...shown, ...unavailable].map((r) => r.tool.name.length),
     );
-    const reasonWidth = Math.max(...shown.map((r) => r.reason.length + 2));
+    const reasonWidth = Math.max(...shown.map((r) => r.why.length));
     repl.print(`mode ${repl.policy.mode} · worktree ${repl.worktree}`, s.dim);
-    for (const { tool, action, reason } of shown) {
+    for (const { tool, action, why: label } of shown) {
       const columns = `${tool.name.padEnd(nameWidth)}  ${tool.category.padEnd(8)} ${
         tool.permission.padEnd(8)
       } ${action.padEnd(5)} `;
-      const why = `(${reason})`.padEnd(reasonWidth);
+      const why = label.padEnd(reasonWidth);
       repl.print(
         columns + s.dim(why) + "  " +
           fitSummary(summarizeTool(tool), repl.width - displayWidth(columns + why + "  ")),

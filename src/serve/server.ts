@@ -300,6 +300,7 @@ export class ReplioServer implements AsyncDisposable {
       output: outcome.output,
       is_error: outcome.isError,
       decision: outcome.decision,
+      isolation: outcome.isolation,
       permissions,
     };
     if (outcome.decision === null && !registry.lookup(name)) {

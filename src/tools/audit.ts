@@ -15,5 +15,10 @@ export interface PermissionRecord {
   decision: Decision;
   reason: string;
   path?: string;
+  /**
+   * How the call runs: `in-process`, `worker(…)`, `bwrap(…)` or `none` (spec `isolation`);
+   * absent in sessions written before it was recorded.
+   */
+  isolation?: string;
   ts: string;
 }

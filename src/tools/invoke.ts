@@ -9,6 +9,7 @@ import { describeActivity, plainActivity } from "./activity.ts";
 import type { PermissionRecord } from "./audit.ts";
 import type { Policy, PolicyResolution } from "./policy.ts";
 import { errorResult, type PreparedCall, type ToolRegistry, type ToolResult } from "./registry.ts";
+import { toolIsolation } from "./isolation.ts";
 import type { Tool, ToolArgs, ToolContext } from "./types.ts";
 
 /** What {@link invokeTool} needs. */
@@ -51,6 +52,8 @@ export interface InvokeOutcome extends ToolResult {
   decision: Decision | null;
   cancelled: boolean;
   parked?: { activity: Activity; reason: string };
+  /** How the call ran: `in-process`, `worker(…)`, `bwrap(…)`, or `none` (also when it never ran). */
+  isolation: string;
 }
 
 /** Runs one tool call through the policy and the registry, reporting to the sink. */
@@ -61,6 +64,8 @@ export async function invokeTool(
   const { registry, policy, ctx, sink } = options;
   const parsed = parseArguments(request.arguments);
   const shownArgs = parsed.ok ? parsed.args : {};
+  // Nothing ran until the tool's handler does; the handler may report how it really ran.
+  let isolation = "none";
   const finish = (result: ToolResult, decision: Decision | null, cancelled = false) => {
     const found = registry.lookup(request.name);
     sink.emit({
@@ -70,8 +75,9 @@ export async function invokeTool(
       output: result.output,
       is_error: result.isError,
       is_note: !result.isError && (found?.tool.note?.(result.output) ?? false),
+      isolation,
     });
-    return { ...result, decision, cancelled };
+    return { ...result, decision, cancelled, isolation };
   };
 
   let call: PreparedCall;
@@ -85,6 +91,7 @@ export async function invokeTool(
       name: request.name,
       arguments: shownArgs,
       activity: plainActivity(request.name, shownArgs),
+      isolation,
     });
     return finish({ output: errorResult(error, ctx.signal), isError: true }, null);
   }
@@ -96,12 +103,14 @@ export async function invokeTool(
     // A parameter passed under its alias (cursor for offset) was still passed by the model.
     new Set(Object.keys(shownArgs).map((k) => call.tool.paramAliases?.[k] ?? k)),
   );
+  const planned = toolIsolation(call.tool, ctx.config, ctx.worktree);
   sink.emit({
     type: "tool_call",
     id: request.id,
     name: request.name,
     arguments: shownArgs,
     activity,
+    isolation: planned,
   });
 
   let resolution;
@@ -152,6 +161,7 @@ export async function invokeTool(
     decision,
     reason,
     ...(resolution.path === undefined ? {} : { path: resolution.path }),
+    isolation: planned,
     ts: new Date().toISOString(),
   };
   options.audit?.(record);
@@ -170,6 +180,7 @@ export async function invokeTool(
       isError: false,
       decision,
       cancelled: false,
+      isolation: "none",
       parked: { activity, reason: resolution.reason },
     };
   }
@@ -183,7 +194,9 @@ export async function invokeTool(
       cancelled,
     );
   }
-  return finish(await registry.run(call, ctx), decision);
+  isolation = planned;
+  const running: ToolContext = { ...ctx, reportIsolation: (label) => isolation = label };
+  return finish(await registry.run(call, running), decision);
 }
 
 function refusalText(

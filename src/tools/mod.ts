@@ -24,6 +24,7 @@ export {
   invokeTool,
   type ToolRequest,
 } from "./invoke.ts";
+export { toolIsolation } from "./isolation.ts";
 export {
   BUILTIN_MODES,
   type HeadlessAnswer,

@@ -9,6 +9,7 @@ import { type Config, ConfigError } from "../config/mod.ts";
 import { denoDenial, modelHostOf } from "./deno_permissions.ts";
 import { globalConfigDirs, protectedPath } from "./protected_path.ts";
 import { absoluteToolPath, isInside, resolveToolPath } from "./resolve_path.ts";
+import { toolIsolation } from "./isolation.ts";
 import type { Action, PermissionKey, Resolution, Tool, ToolArgs } from "./types.ts";
 import type { ToolNameList } from "./unknown_tool_names.ts";
 
@@ -20,6 +21,10 @@ export const BUILTIN_MODES: Readonly<Record<string, ModeSpec>> = {
       "You are in plan mode: investigate with read, list and search tools and propose a plan. " +
       "Do not try to edit files or run commands; those tools are disabled.",
     tool_permission: { edit: "deny", bash: "deny" },
+  },
+  sandboxed: {
+    description: "Commands run without asking while the OS sandbox is active; otherwise they ask",
+    tool_permission: { bash_sandboxed: "allow" },
   },
 };
 
@@ -134,7 +139,7 @@ export class ToolPolicy implements Policy {
   resolveStatic(tool: Tool): Resolution {
     const byName = this.#resolveName(tool);
     if (byName) return byName;
-    const category = this.#categoryAction(tool.permission);
+    const category = this.#sandboxedAction(tool) ?? this.#categoryAction(tool.permission);
     if (category.action === "deny") return category;
     return denoDenial(tool, this.worktree, this.#modelHost) ?? category;
   }
@@ -202,6 +207,19 @@ export class ToolPolicy implements Policy {
       return { action: "deny", reason: "tools.allow" };
     }
     return null;
+  }
+
+  /**
+   * `tool_permission.<key>_sandboxed` (the `sandboxed` mode sets `bash_sandboxed: allow`): the
+   * action for a tool whose calls run inside the OS sandbox now; null when unset or unsandboxed.
+   */
+  #sandboxedAction(tool: Tool): Resolution | null {
+    const key = `${tool.permission}_sandboxed`;
+    const value = this.#toolPermission[key];
+    if (typeof value !== "string") return null;
+    const isolation = toolIsolation(tool, this.config, this.worktree);
+    if (!isolation.startsWith("bwrap(")) return null;
+    return { action: value, reason: `tool_permission.${key} (${isolation})` };
   }
 
   #categoryAction(key: PermissionKey): Resolution {

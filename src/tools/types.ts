@@ -104,6 +104,11 @@ export interface ToolContext {
    * (`replio mcp` forwards it to its client as MCP progress).
    */
   progress?: (message: string) => void;
+  /**
+   * Tells the pipeline how the call really ran (`bwrap(…)`, `none`) when it differs from the
+   * spec's `isolation`; set by invokeTool, absent elsewhere.
+   */
+  reportIsolation?: (label: string) => void;
 }
 
 /** A tool's implementation: validated arguments in, the result text out. */
@@ -143,6 +148,11 @@ export interface ToolSpec<P extends JsonSchema = JsonSchema> {
   note?: (result: string) => boolean;
   /** The argument holding a query that `query_refine` may rewrite. */
   refine?: string;
+  /**
+   * How a call runs, for the audit and stream-json: `bwrap(net=off, write=worktree)`, `none`,
+   * `worker(read=…, net=…)`; absent means `in-process` (replio's own code in its process).
+   */
+  isolation?: (config: Config, worktree: string) => string;
 }
 
 /** A registered tool: its spec and handler. */

@@ -41,6 +41,8 @@ export type TurnEvent =
     name: string;
     arguments: Record<string, unknown>;
     activity: Activity;
+    /** How the call is to run: `in-process`, `worker(…)`, `bwrap(…)` or `none`. */
+    isolation?: string;
   }
   | { type: "permission"; tool: string; action: Action; decision: Decision; reason: string }
   | {
@@ -51,6 +53,8 @@ export type TurnEvent =
     is_error: boolean;
     /** A soft one-line note such as `(empty file)` (the tool's `note` predicate). */
     is_note: boolean;
+    /** How the call ran (a sandboxed command rerun without the sandbox says `none`). */
+    isolation?: string;
   }
   | { type: "note"; message: string }
   | {

@@ -26,7 +26,13 @@ export class StreamJsonSink implements Sink {
 export function toWire(event: TurnEvent): Record<string, unknown> {
   switch (event.type) {
     case "tool_call":
-      return { type: event.type, id: event.id, name: event.name, arguments: event.arguments };
+      return {
+        type: event.type,
+        id: event.id,
+        name: event.name,
+        arguments: event.arguments,
+        isolation: event.isolation,
+      };
     case "tool_result":
       return {
         type: event.type,
@@ -34,6 +40,7 @@ export function toWire(event: TurnEvent): Record<string, unknown> {
         name: event.name,
         output: event.output,
         is_error: event.is_error,
+        isolation: event.isolation,
       };
     default:
       return event;

@@ -1,0 +1,189 @@
+/**
+ * `replio plugin add|list|remove|update`: URL plugins pinned in config. `add` fetches the module,
+ * shows its manifest (tools, requested permissions) and, once the user approves, records the URL,
+ * its `sha256-` integrity and the granted permissions; `update` does the same for a new version.
+ * @module
+ */
+import { configPaths, loadConfig, readConfigFile, setConfigValue } from "../config/mod.ts";
+import {
+  fetchAndPin,
+  parseManifest,
+  PERMISSION_KINDS,
+  type PluginEntry,
+  PluginWorker,
+  readCached,
+  toJavaScript,
+  type WorkerPermissions,
+} from "../plugins/mod.ts";
+import { EXIT, UsageError } from "./errors.ts";
+import { resolveWorktree } from "./resolve_worktree.ts";
+
+/** Options of `replio plugin`. */
+export interface PluginCommandOptions {
+  global?: boolean;
+  /** Grant the requested permissions without asking (needed without a terminal). */
+  yes?: boolean;
+  path?: string;
+}
+
+/** Runs one plugin action; exit 0, 1 when refused or not found, 2 on bad usage. */
+export async function runPluginCommand(
+  action: string,
+  target: string | undefined,
+  options: PluginCommandOptions,
+): Promise<number> {
+  const worktree = await resolveWorktree(options.path);
+  const paths = configPaths(worktree);
+  const file = options.global ? paths.global : paths.local;
+  if (file === null) {
+    throw new UsageError(
+      "Cannot use --global: neither XDG_CONFIG_HOME nor HOME can be read: run replio with --allow-env",
+    );
+  }
+  switch (action) {
+    case "list":
+      if (target !== undefined) throw usage(`"list" takes no argument`);
+      return await listPlugins((await loadConfig({ worktree })).get("plugins"));
+    case "add":
+    case "update": {
+      if (!target || !/^https?:\/\//.test(target)) throw usage(`"${action}" needs a plugin URL`);
+      const entries = await fileEntries(file);
+      const index = entries.findIndex((entry) => entryName(entry) === target);
+      if (action === "update" && index < 0) {
+        await writeErr(`replio: ${target} is not in ${file}: add it with \`replio plugin add\`\n`);
+        return EXIT.failed;
+      }
+      const previous = index < 0 ? undefined : entries[index];
+      const entry = await pin(target, previous, options);
+      if (!entry) return EXIT.failed;
+      if (index < 0) entries.push(entry);
+      else entries[index] = entry;
+      await setConfigValue(file, "plugins", entries);
+      await writeOut(`${action === "add" ? "added" : "updated"} ${target} in ${file}\n`);
+      return EXIT.ok;
+    }
+    case "remove": {
+      if (!target) throw usage(`"remove" needs a plugin URL or path`);
+      const entries = await fileEntries(file);
+      const kept = entries.filter((entry) => entryName(entry) !== target);
+      if (kept.length === entries.length) {
+        await writeErr(`replio: ${target} is not in ${file}\n`);
+        return EXIT.failed;
+      }
+      await setConfigValue(file, "plugins", kept);
+      await writeOut(`removed ${target} from ${file}\n`);
+      return EXIT.ok;
+    }
+    default:
+      throw usage(`unknown action "${action}"`);
+  }
+}
+
+function usage(problem: string): UsageError {
+  return new UsageError(
+    `Cannot run plugin: ${problem}: use add URL, list, remove URL|PATH or update URL`,
+  );
+}
+
+function entryName(entry: PluginEntry): string {
+  return typeof entry === "string" ? entry : entry.url;
+}
+
+async function fileEntries(file: string): Promise<PluginEntry[]> {
+  const values = await readConfigFile(file);
+  return [...((values.plugins as PluginEntry[] | undefined) ?? [])];
+}
+
+/**
+ * Fetches the plugin, shows its manifest and asks for the permissions not yet granted; the new
+ * entry, or null when the user declined.
+ */
+async function pin(
+  url: string,
+  previous: PluginEntry | undefined,
+  options: PluginCommandOptions,
+): Promise<PluginEntry | null> {
+  const { source, integrity } = await fetchAndPin(url);
+  const requested = parseManifest(source);
+  const before = typeof previous === "object" ? previous.permissions ?? {} : {};
+  const unchanged = typeof previous === "object" && previous.integrity === integrity;
+  await writeOut(
+    `${url}\n  integrity: ${integrity}${unchanged ? " (unchanged)" : ""}\n` +
+      `  tools: ${await listTools(source, url)}\n` +
+      `  requests: ${describePermissions(requested)}\n`,
+  );
+  const fresh = PERMISSION_KINDS.flatMap((kind) =>
+    (requested[kind] ?? []).filter((item) => !(before[kind] ?? []).includes(item)).map((item) =>
+      `${kind}=${item}`
+    )
+  );
+  if (fresh.length && !(await approve(`Grant ${fresh.join(", ")}?`, options))) {
+    await writeErr(`replio: not granted; ${url} was left as it was\n`);
+    return null;
+  }
+  const permissions: WorkerPermissions = {};
+  for (const kind of PERMISSION_KINDS) {
+    if (requested[kind]?.length) permissions[kind] = requested[kind];
+  }
+  return {
+    url,
+    integrity,
+    ...(Object.keys(permissions).length ? { permissions } : {}),
+  };
+}
+
+/** The plugin's tool names, read from a Worker with no permissions at all. */
+async function listTools(source: string, url: string): Promise<string> {
+  const worker = new PluginWorker(await toJavaScript(source, url), {}, url);
+  try {
+    const ready = await worker.start();
+    return ready.tools.map((t) => `${t.spec.name} (${t.spec.permission})`).join(", ") ||
+      "(none)";
+  } catch (error) {
+    return `(cannot list them without permissions: ${(error as Error).message})`;
+  } finally {
+    worker.terminate();
+  }
+}
+
+function describePermissions(permissions: WorkerPermissions): string {
+  const parts = PERMISSION_KINDS.filter((kind) => permissions[kind]?.length).map((kind) =>
+    `${kind}=${permissions[kind]!.join(", ")}`
+  );
+  return parts.length ? parts.join("; ") : "nothing";
+}
+
+async function approve(question: string, options: PluginCommandOptions): Promise<boolean> {
+  if (options.yes) return true;
+  if (!Deno.stdin.isTerminal()) {
+    await writeErr(`replio: ${question} needs an answer: rerun with --yes to grant it\n`);
+    return false;
+  }
+  const answer = prompt(`${question} [y/N]`);
+  return /^y(es)?$/i.test(answer?.trim() ?? "");
+}
+
+async function listPlugins(entries: readonly PluginEntry[]): Promise<number> {
+  const lines: string[] = [];
+  for (const entry of entries) {
+    if (typeof entry === "string") {
+      lines.push(`${entry}  (local path)`);
+      continue;
+    }
+    const cached = (await readCached(entry.integrity, "source")) !== null;
+    lines.push(
+      `${entry.url}  ${entry.integrity}  grants: ${describePermissions(entry.permissions ?? {})}` +
+        `  ${cached ? "cached" : "not cached"}`,
+    );
+  }
+  await writeOut(lines.length ? lines.join("\n") + "\n" : "no plugins configured\n");
+  return EXIT.ok;
+}
+
+async function writeOut(text: string): Promise<void> {
+  await Deno.stdout.write(new TextEncoder().encode(text));
+}
+
+async function writeErr(text: string): Promise<void> {
+  await Deno.stderr.write(new TextEncoder().encode(text));
+}

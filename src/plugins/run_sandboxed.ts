@@ -1,0 +1,51 @@
+/**
+ * Runs a tool's command the way config says: inside the OS sandbox when it is active, records
+ * how it ran in the call's context, and when the sandbox seems to have stopped the command,
+ * says so and asks the person once whether to rerun it without the sandbox.
+ * @module
+ */
+import type { ToolContext } from "../tools/types.ts";
+import { type ProcessResult, runProcess, type RunProcessOptions } from "./run_process.ts";
+import { planSandbox, sandboxHint } from "./sandbox_bwrap.ts";
+
+/** A command's result plus the sandbox note the model should read, if any. */
+export interface SandboxedResult extends ProcessResult {
+  /** `[sandbox] …`: why the sandbox may have stopped it; empty when it did not. */
+  sandboxNote: string;
+}
+
+/**
+ * {@link runProcess} under the configured sandbox (`sandbox.mode`, `sandbox.network`). Throws
+ * when `sandbox.mode: bwrap` is set but bubblewrap cannot run here.
+ */
+export async function runSandboxed(
+  ctx: ToolContext,
+  options: Omit<RunProcessOptions, "sandbox">,
+): Promise<SandboxedResult> {
+  const plan = planSandbox(ctx.config, ctx.worktree);
+  if (plan.problem) {
+    ctx.reportIsolation?.("none");
+    throw new Error(plan.problem);
+  }
+  const result = await runProcess({ ...options, sandbox: plan });
+  ctx.reportIsolation?.(result.isolation);
+  if (result.timedOut || result.cancelled) return { ...result, sandboxNote: "" };
+  const hint = sandboxHint(plan, result.exitCode, result.output);
+  if (!hint) return { ...result, sandboxNote: "" };
+  // Only a person may lift the sandbox, once; headless runs and sub-agents get the note.
+  const answer = await ctx.ask({
+    question: `\`${options.command}\` failed inside the sandbox: ${hint}. ` +
+      `Run it once without the sandbox?`,
+    options: ["yes", "no"],
+    target: "human",
+  });
+  if (answer?.trim().toLowerCase() === "yes") {
+    const rerun = await runProcess({ ...options });
+    ctx.reportIsolation?.(rerun.isolation);
+    return { ...rerun, sandboxNote: "[sandbox] rerun without the sandbox, as the user allowed" };
+  }
+  return {
+    ...result,
+    sandboxNote: `[sandbox] ${hint}; the user may rerun it without the sandbox`,
+  };
+}

@@ -1,0 +1,150 @@
+/**
+ * The OS sandbox for commands (run_command, code_*, opted-in MCP servers): bubblewrap on Linux.
+ * The worktree is writable except its protected folders, the rest of the filesystem is
+ * read-only, `/tmp` is private and the network is off unless `sandbox.network` is set.
+ * This module decides whether a command runs under bwrap and builds the argv that wraps it;
+ * the child's environment is scrubbed by the spawner, not here.
+ * @module
+ */
+import { isAbsolute, join, relative } from "node:path";
+import type { Config } from "../config/config.ts";
+
+/** Worktree folders a sandboxed command may read but never write. */
+export const PROTECTED_DIRS = [".git", ".replio"] as const;
+
+/** How one command runs: under bwrap, or without a sandbox (`label` says which, for the audit). */
+export interface SandboxPlan {
+  kind: "bwrap" | "none";
+  /** Whether the command keeps the host's network. */
+  network: boolean;
+  worktree: string;
+  /** `bwrap(net=off, write=worktree)` or `none`: what the audit and stream-json record. */
+  label: string;
+  /** Set when `sandbox.mode: bwrap` is asked for but bwrap cannot run here: the command is refused. */
+  problem?: string;
+}
+
+let usable: boolean | undefined;
+
+/**
+ * Whether bubblewrap runs here (installed, and user namespaces allowed). Probed once per
+ * process, synchronously because the policy asks while listing tools; about 20 ms.
+ */
+export function bwrapUsable(): boolean {
+  if (usable !== undefined) return usable;
+  if (Deno.build.os !== "linux") return usable = false;
+  try {
+    const probe = new Deno.Command("bwrap", {
+      args: ["--ro-bind", "/", "/", "--dev", "/dev", "--unshare-net", "true"],
+      stdin: "null",
+      stdout: "null",
+      stderr: "null",
+    }).outputSync();
+    usable = probe.success;
+  } catch {
+    // Not installed, or replio may not run it: either way no sandbox.
+    usable = false;
+  }
+  return usable;
+}
+
+/** The label of a bwrap run, e.g. `bwrap(net=off, write=worktree)`. */
+export function bwrapLabel(network: boolean): string {
+  return `bwrap(net=${network ? "on" : "off"}, write=worktree)`;
+}
+
+/** Decides how commands run under this config: `sandbox.mode` auto, bwrap or off. */
+export function planSandbox(config: Config, worktree: string): SandboxPlan {
+  const setting = config.get("sandbox.mode");
+  const network = config.get("sandbox.network");
+  const none = { kind: "none", network: true, worktree, label: "none" } as const;
+  if (setting === "off") return none;
+  if (bwrapUsable()) return { kind: "bwrap", network, worktree, label: bwrapLabel(network) };
+  if (setting === "auto") return none;
+  return {
+    ...none,
+    problem: `Cannot run commands: sandbox.mode is "bwrap" but bubblewrap cannot run here: ` +
+      `install it (apt-get install bubblewrap) or set sandbox.mode to auto or off`,
+  };
+}
+
+/** What the audit records for a command tool under this config (no command is run). */
+export function commandIsolation(config: Config, worktree: string): string {
+  return planSandbox(config, worktree).label;
+}
+
+/**
+ * The argv prefix that runs a program inside the sandbox, ending in `--`: read-only root, the
+ * worktree bound read-write with its protected folders read-only again, a private `/tmp`, a
+ * fresh `/dev` and `/proc`, no network unless planned, and the sandbox dies with replio.
+ */
+export async function bwrapArgs(plan: SandboxPlan, cwd: string): Promise<string[]> {
+  const args = [
+    "--ro-bind",
+    "/",
+    "/",
+    "--dev",
+    "/dev",
+    "--proc",
+    "/proc",
+    "--tmpfs",
+    "/tmp",
+    // After the tmpfs, so a worktree under /tmp is bound over it again.
+    "--bind",
+    plan.worktree,
+    plan.worktree,
+  ];
+  // A confirmed cwd outside the worktree stays readable, even under the private /tmp.
+  const rel = relative(plan.worktree, cwd);
+  if (rel.startsWith("..") || isAbsolute(rel)) args.push("--ro-bind", cwd, cwd);
+  for (const dir of PROTECTED_DIRS) {
+    const path = join(plan.worktree, dir);
+    // A missing folder cannot be bound; a `.git` file (linked worktree) is protected the same.
+    if (await exists(path)) args.push("--ro-bind", path, path);
+  }
+  if (!plan.network) args.push("--unshare-net");
+  args.push("--die-with-parent", "--chdir", cwd, "--");
+  return args;
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.lstat(path);
+    return true;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return false;
+    throw error;
+  }
+}
+
+/** Output lines a sandbox denial prints; `Connection refused` counts only with the network off. */
+const WRITE_DENIED = /Read-only file system/;
+const NET_DENIED =
+  /Network is unreachable|Could not resolve host|Temporary failure in name resolution|Name or service not known|getaddrinfo|Connection refused|ENETUNREACH|ECONNREFUSED/;
+
+/**
+ * Why a failed sandboxed command may have failed because of the sandbox, or null.
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * const plan = { kind: "bwrap", network: false, worktree: "/w", label: "" } as const;
+ * assert.match(sandboxHint(plan, 1, "touch: /etc/x: Read-only file system")!, /outside/);
+ * assert.equal(sandboxHint(plan, 0, "Read-only file system"), null);
+ * ```
+ */
+export function sandboxHint(
+  plan: SandboxPlan,
+  exitCode: number | null,
+  output: string,
+): string | null {
+  if (plan.kind !== "bwrap" || exitCode === 0) return null;
+  if (WRITE_DENIED.test(output)) {
+    return "the sandbox may have stopped it: writes outside the worktree and to " +
+      `${PROTECTED_DIRS.join(", ")} are refused (read-only file system)`;
+  }
+  if (!plan.network && NET_DENIED.test(output)) {
+    return "the sandbox may have stopped it: the network is off (set sandbox.network: true " +
+      "to allow it)";
+  }
+  return null;
+}
