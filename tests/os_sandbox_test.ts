@@ -209,7 +209,7 @@ Deno.test("without bwrap, sandbox auto runs unsandboxed and records none; bwrap 
   await using wt = await gitWorktree();
   const env = { PATH: await pathWithoutBwrap(wt.path) };
   const args = ["tool", "run_command", '{"command":"touch made"}', "--yes", "--json"];
-  const auto = await runReplio(args, { cwd: wt.path, env });
+  const auto = await runReplio([...args, "--trust"], { cwd: wt.path, env });
   const result = JSON.parse(auto.stdout);
   assert.equal(result.output, "exit 0");
   assert.equal(result.isolation, "none");
@@ -218,7 +218,7 @@ Deno.test("without bwrap, sandbox auto runs unsandboxed and records none; bwrap 
 
   await wt.write(".replio/config.yaml", "sandbox:\n  mode: bwrap\n");
   await Deno.remove(join(wt.path, "made"));
-  const strict = await runReplio(args, { cwd: wt.path, env });
+  const strict = await runReplio([...args, "--trust"], { cwd: wt.path, env });
   const refused = JSON.parse(strict.stdout);
   assert.match(refused.output, /^Error: Cannot run commands: sandbox.mode is "bwrap" but/);
   assert.equal(refused.isolation, "none");
@@ -230,7 +230,9 @@ Deno.test({
   ignore,
   async fn() {
     await using wt = await gitWorktree();
-    const listed = JSON.parse((await runReplio(["tools", "--json"], { cwd: wt.path })).stdout);
+    const listed = JSON.parse(
+      (await runReplio(["tools", "--json", "--trust"], { cwd: wt.path })).stdout,
+    );
     const isolation = (name: string) =>
       listed.tools.find((t: { name: string }) => t.name === name)?.isolation;
     assert.equal(isolation("run_command"), BWRAP);
@@ -249,13 +251,13 @@ Deno.test({
     const servers = { echo: { command: Deno.execPath(), args: ["run", "-A", ECHO_SERVER] } };
     const call = ["tool", "mcp__echo__echo", '{"text":"hi"}', "--yes", "--json"];
     await wt.write(".replio/config.yaml", JSON.stringify({ mcp_servers: servers }));
-    const plain = JSON.parse((await runReplio(call, { cwd: wt.path })).stdout);
+    const plain = JSON.parse((await runReplio([...call, "--trust"], { cwd: wt.path })).stdout);
     assert.equal(plain.isolation, "none");
     await wt.write(
       ".replio/config.yaml",
       JSON.stringify({ mcp_servers: servers, sandbox: { mcp: true } }),
     );
-    const boxed = JSON.parse((await runReplio(call, { cwd: wt.path })).stdout);
+    const boxed = JSON.parse((await runReplio([...call, "--trust"], { cwd: wt.path })).stdout);
     assert.equal(boxed.is_error, false, boxed.output);
     assert.equal(boxed.isolation, BWRAP);
     assert.equal(boxed.permissions[0].isolation, BWRAP);

@@ -117,7 +117,7 @@ Deno.test("a plugin's Worker refuses what it did not declare and allows what it 
     data: join(wt.path, "data/notes.txt"),
   };
   try {
-    const ran = await runReplio(["tool", "probe", JSON.stringify(args), "--json"], {
+    const ran = await runReplio(["tool", "probe", JSON.stringify(args), "--json", "--trust"], {
       cwd: wt.path,
       env: {
         ...pluginCacheEnv(join(wt.path, ".cache")),
@@ -223,7 +223,7 @@ Deno.test("SIGINT ends a stuck plugin call: replio tool exits 130", async () => 
     ".replio/config.yaml": "plugins: [hang.js]\n",
   });
   const env = pluginCacheEnv(join(wt.path, ".cache"));
-  const child = replioCommand(["tool", "hang", "{}"], { cwd: wt.path, env }).spawn();
+  const child = replioCommand(["tool", "hang", "{}", "--trust"], { cwd: wt.path, env }).spawn();
   await handlerRan;
   child.kill("SIGINT");
   const guard = setTimeout(() => child.kill("SIGKILL"), 10_000);
@@ -249,7 +249,7 @@ Deno.test("plugins that fail at import are skipped with file:line:col, the other
       "plugins: [p/syntax.ts, p/syntax.js, p/throws.js, p/hangs.js, p/runs.js, p/good.js]\n",
   });
   const env = pluginCacheEnv(join(wt.path, ".cache"));
-  const ran = await runReplio(["tool", "good", "{}"], { cwd: wt.path, env });
+  const ran = await runReplio(["tool", "good", "{}", "--trust"], { cwd: wt.path, env });
   assert.equal(ran.stdout, "still works\n");
   assert.equal(ran.code, 0);
   const lines = ran.stderr.trim().split("\n");
@@ -269,7 +269,7 @@ Deno.test("plugins that fail at import are skipped with file:line:col, the other
     /^replio: Cannot load tool "sneaky" of plugin "p\/runs\.js": it declares permission "read" but its Worker may run programs, which the policy judges as "bash": declare one of those$/,
   );
   await wt.write(".replio/config.yaml", "plugins: [p/runs.js]\n");
-  const sneaky = await runReplio(["tool", "sneaky", "{}"], { cwd: wt.path, env });
+  const sneaky = await runReplio(["tool", "sneaky", "{}", "--trust"], { cwd: wt.path, env });
   assert.match(sneaky.stdout, /^Error: unknown tool "sneaky"/);
 });
 
@@ -282,7 +282,7 @@ export const plugin = { name: "p", tools: [{ spec: { name: "peek", description: 
 `,
     ".replio/config.yaml": "plugins: [p.js]\n",
   });
-  const ran = await runReplio(["tool", "peek", "{}"], {
+  const ran = await runReplio(["tool", "peek", "{}", "--trust"], {
     cwd: wt.path,
     env: { ...pluginCacheEnv(join(wt.path, ".cache")), SECRET_X: "marker" },
     denoFlags: ["--allow-read", "--allow-write", "--allow-env", "--deny-env=SECRET_X"],
@@ -290,7 +290,7 @@ export const plugin = { name: "p", tools: [{ spec: { name: "peek", description: 
   assert.equal(ran.stdout, "NotCapable\n");
   assert.match(ran.stderr, /Plugin "p\.js" runs without env=SECRET_X: replio itself was not/);
   // Control: with replio holding it, the declared variable is readable.
-  const control = await runReplio(["tool", "peek", "{}"], {
+  const control = await runReplio(["tool", "peek", "{}", "--trust"], {
     cwd: wt.path,
     env: { ...pluginCacheEnv(join(wt.path, ".cache")), SECRET_X: "x" },
   });
@@ -310,7 +310,7 @@ Deno.test("SIGTERM ends a turn stuck in a plugin call: replio run exits 130", as
   });
   await using mock = startMockModel([{ toolCalls: [{ name: "hang", arguments: {} }] }]);
   const child = replioCommand(
-    ["run", "--base-url", mock.baseUrl, "--model", "mock-model", "hang please"],
+    ["run", "--trust", "--base-url", mock.baseUrl, "--model", "mock-model", "hang please"],
     { cwd: wt.path, env: pluginCacheEnv(join(wt.path, ".cache")) },
   ).spawn();
   await handlerRan;

@@ -453,7 +453,8 @@ Deno.test("repl Ctrl-C at a y/N prompt cancels the whole turn", async () => {
 async function untrustedProject(env: { wt: { write(p: string, c: string): Promise<void> } }) {
   await env.wt.write(
     ".replio/plugins/marking.js",
-    `Deno.writeTextFileSync(new URL("../../plugin-ran", import.meta.url), "x");
+    `/*! replio-plugin {"permissions": {"write": ["plugin-ran"]}} */
+Deno.writeTextFileSync("plugin-ran", "x");
 export const plugin = { name: "marking", tools: [] };
 `,
   );

@@ -582,6 +582,7 @@ Deno.test("the openai SDK lists replio's modes and agent types as models", async
   assert.deepEqual(models, [
     "replio/default",
     "replio/plan",
+    "replio/sandboxed",
     "replio/agent/general",
     "replio/agent/explore",
   ]);
@@ -723,7 +724,7 @@ Deno.test("the openai SDK gets 413 for an oversized chat body and 404 for an unk
   assert.equal(unknown.status, 404);
   assert.match(
     unknown.message,
-    /Cannot use model "gpt-4o": replio serves "replio\/default", "replio\/plan", "replio\/agent\/general"/,
+    /Cannot use model "gpt-4o": replio serves "replio\/default", "replio\/plan", .*"replio\/agent\/general"/,
   );
   assert.equal(mock.requests.length, 0);
 });

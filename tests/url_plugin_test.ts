@@ -52,11 +52,17 @@ async function lockHash(): Promise<string> {
   return btoa(String.fromCharCode(...new Uint8Array(await crypto.subtle.digest("SHA-256", bytes))));
 }
 
+/** Commands that load the worktree's config get `--trust` (`plugin` writes it, trusted or not). */
+function trusted(args: string[]): string[] {
+  return ["tool", "tools", "run"].includes(args[0] ?? "") ? [...args, "--trust"] : args;
+}
+
 Deno.test("replio plugin add pins a URL plugin; it runs in a Worker, offline from the cache", async () => {
   const server = moduleServer();
   await using wt = await tempWorktree();
   const env = { ...pluginCacheEnv(join(wt.path, ".cache")), GREETING_SUFFIX: "!" };
-  const replio = (...args: string[]) => runReplio(args, { cwd: wt.path, env });
+  // The plugin is added to this worktree's config, which loads in a trusted folder only.
+  const replio = (...args: string[]) => runReplio(trusted(args), { cwd: wt.path, env });
   const lockBefore = await lockHash();
   try {
     const refused = await replio("plugin", "add", server.url);
@@ -101,7 +107,7 @@ Deno.test("a changed file at a pinned URL is refused until replio plugin update"
   await using wt = await tempWorktree();
   const env = (cache: string) => pluginCacheEnv(join(wt.path, cache));
   const replio = (cache: string, ...args: string[]) =>
-    runReplio(args, { cwd: wt.path, env: env(cache) });
+    runReplio(trusted(args), { cwd: wt.path, env: env(cache) });
   try {
     assert.equal((await replio(".cache1", "plugin", "add", server.url, "--yes")).code, 0);
     server.state.body = pluginSource("pwned");
@@ -139,7 +145,7 @@ Deno.test("a URL plugin whose integrity does not match the pin is refused", asyn
     (await wt.read(".replio/config.yaml")).replace("URL", server.url),
   );
   try {
-    const ran = await runReplio(["tool", "hello", '{"who":"ada"}'], {
+    const ran = await runReplio(["tool", "hello", '{"who":"ada"}', "--trust"], {
       cwd: wt.path,
       env: pluginCacheEnv(join(wt.path, ".cache")),
     });

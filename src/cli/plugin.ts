@@ -43,7 +43,7 @@ export async function runPluginCommand(
   switch (action) {
     case "list":
       if (target !== undefined) throw usage(`"list" takes no argument`);
-      return await listPlugins((await loadConfig({ worktree })).get("plugins"));
+      return await listPlugins(worktree);
     case "add":
     case "update": {
       if (!target || !/^https?:\/\//.test(target)) throw usage(`"${action}" needs a plugin URL`);
@@ -163,18 +163,28 @@ async function approve(question: string, options: PluginCommandOptions): Promise
   return /^y(es)?$/i.test(answer?.trim() ?? "");
 }
 
-async function listPlugins(entries: readonly PluginEntry[]): Promise<number> {
+/** The plugins that load, then those an untrusted folder's own config names (which do not). */
+async function listPlugins(worktree: string): Promise<number> {
+  const config = await loadConfig({ worktree });
   const lines: string[] = [];
-  for (const entry of entries) {
+  const describe = async (entry: PluginEntry, note: string) => {
     if (typeof entry === "string") {
-      lines.push(`${entry}  (local path)`);
-      continue;
+      lines.push(`${entry}  (local path)${note}`);
+      return;
     }
     const cached = (await readCached(entry.integrity, "source")) !== null;
     lines.push(
       `${entry.url}  ${entry.integrity}  grants: ${describePermissions(entry.permissions ?? {})}` +
-        `  ${cached ? "cached" : "not cached"}`,
+        `  ${cached ? "cached" : "not cached"}${note}`,
     );
+  };
+  for (const entry of config.get("plugins")) await describe(entry, "");
+  if (!config.trust.trusted) {
+    const local = await readConfigFile(configPaths(worktree).local).catch(() => ({}));
+    const ignored = ((local as Record<string, unknown>).plugins ?? []) as PluginEntry[];
+    for (const entry of ignored) {
+      await describe(entry, "  (not loaded: untrusted folder; replio trust)");
+    }
   }
   await writeOut(lines.length ? lines.join("\n") + "\n" : "no plugins configured\n");
   return EXIT.ok;

@@ -47,7 +47,8 @@ function notice(worktree: string, ignored: string): string {
 }
 
 /** A plugin whose import alone writes `plugin-ran` into the worktree. */
-const MARKING_PLUGIN = `Deno.writeTextFileSync(new URL("../../plugin-ran", import.meta.url), "x");
+const MARKING_PLUGIN = `/*! replio-plugin {"permissions": {"write": ["plugin-ran"]}} */
+Deno.writeTextFileSync("plugin-ran", "x");
 export const plugin = { name: "marking", tools: [] };
 `;
 
@@ -360,6 +361,15 @@ Deno.test("trust: a symlinked folder is trusted by its real path", async () => {
     ".replio/plugins/marking.js": MARKING_PLUGIN,
     ".replio/config.yaml": "plugins: [.replio/plugins/marking.js]\n",
   });
+  // Started from another folder, the plugin's Worker has that folder as its cwd: mark by path.
+  const marker = join(repo.path, "plugin-ran");
+  await Deno.writeTextFile(
+    join(repo.path, ".replio/plugins/marking.js"),
+    `/*! replio-plugin {"permissions": {"write": [${JSON.stringify(marker)}]}} */
+Deno.writeTextFileSync(${JSON.stringify(marker)}, "x");
+export const plugin = { name: "marking", tools: [] };
+`,
+  );
   const links = await Deno.makeTempDir({ prefix: "replio_links_" });
   try {
     const link = join(links, "link");
@@ -372,11 +382,12 @@ Deno.test("trust: a symlinked folder is trusted by its real path", async () => {
     assert.equal(run.stderr, "");
     assert.equal(await repo.has("plugin-ran"), true);
 
-    // A hand-written entry naming the link covers the folder it points to.
-    await Deno.remove(join(repo.path, "plugin-ran"));
+    // A hand-written entry naming the link covers the folder it points to: no untrusted-folder
+    // notice. (The plugin's Worker now starts at its first call, so its import leaves no marker.)
     await Deno.writeTextFile(repo.globalFile, `trusted_folders: [${link}]\n`);
     assert.equal((await repo.replio(["tools"])).stderr, "");
-    assert.equal(await repo.has("plugin-ran"), true);
+    await Deno.writeTextFile(repo.globalFile, "");
+    assert.match((await repo.replio(["tools"])).stderr, /untrusted folder/, "control");
   } finally {
     await Deno.remove(links, { recursive: true });
   }
