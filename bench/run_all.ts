@@ -50,3 +50,9 @@ Regenerate with \`deno task bench\` (all) or the command under each section, the
 ${sections.join("\n\n")}
 `;
 await Deno.writeTextFile(new URL("../docs/performance.md", here), page);
+// The page is checked by `deno fmt --check` like every other doc.
+await new Deno.Command(Deno.execPath(), {
+  args: ["fmt", new URL("../docs/performance.md", here).pathname],
+  stdout: "null",
+  stderr: "inherit",
+}).output();
