@@ -34,11 +34,18 @@ export async function searchRipgrep(
   const pattern = request.regex.flags.includes("u") ? toRustPattern(request.regex.source) : null;
   if (pattern === null) return "unsupported";
   const cwd = request.isFile ? dirname(request.target) : request.target;
+  // Ends ripgrep early: at the deadline, or once enough lines matched.
   const timeout = new AbortController();
+  let stoppedBy: "time" | "results" = "time";
   const timer = setTimeout(
     () => timeout.abort(),
     Math.max(0, request.deadline - performance.now()),
   );
+  const onFull = () => {
+    if (timeout.signal.aborted) return;
+    stoppedBy = "results";
+    timeout.abort();
+  };
   let child: Deno.ChildProcess;
   try {
     child = new Deno.Command("rg", {
@@ -55,13 +62,20 @@ export async function searchRipgrep(
     throw error;
   }
   try {
-    const { files, isEmpty } = await parseOutput(child.stdout, cwd, request.context);
+    const limit = { max: request.maxResults, onFull };
+    const { files, isEmpty } = await parseOutput(child.stdout, cwd, request.context, limit);
     const status = await child.status;
     request.signal.throwIfAborted();
     // Exit 2 with no output is an error about the pattern or the flags; exit 2 with output
     // means some files could not be read, and the rest stands.
     if (status.code === 2 && isEmpty && !timeout.signal.aborted) return "unsupported";
-    return { files, complete: !timeout.signal.aborted };
+    if (!timeout.signal.aborted) return { files, complete: true };
+    // A killed ripgrep reports nothing of what it had read: only the matches are known.
+    return {
+      files,
+      complete: false,
+      coverage: { stoppedBy, searched: null, listed: 0, dirsUnread: 0 },
+    };
   } finally {
     clearTimeout(timer);
   }
@@ -108,8 +122,10 @@ async function parseOutput(
   stdout: ReadableStream<Uint8Array>,
   cwd: string,
   context: number,
+  limit: { max: number; onFull: () => void },
 ): Promise<{ files: FileMatches[]; isEmpty: boolean }> {
   const files: FileMatches[] = [];
+  let matchedLines = 0;
   const binary = new Set<FileMatches>();
   let current: FileMatches | null = null;
   let currentName = "";
@@ -135,6 +151,7 @@ async function parseOutput(
     const text = line.slice(at + 1);
     if (line[at] === ":") {
       current.matchCount++;
+      if (++matchedLines === limit.max) limit.onFull();
       if (current.matched.length >= MAX_STORED_MATCHES) return;
       current.matched.push(number);
       current.lines.set(number, text);

@@ -200,6 +200,21 @@ export const CONFIG_KEYS = {
     4,
     "Recent messages given to the refinement call",
   ),
+  "search.time_budget": key(
+    Type.Number({ exclusiveMinimum: 0 }),
+    20,
+    "Seconds grep and glob search before returning what they found, with a note of what was not searched",
+  ),
+  "search.max_results": key(
+    Type.Integer({ minimum: 0 }),
+    20000,
+    "Matching lines (grep) or files (glob) after which the search stops and returns them with a note (0 = unlimited)",
+  ),
+  "tool_output.max_mb": key(
+    Type.Number({ minimum: 0 }),
+    256,
+    "Disk budget per session (MB) for full outputs kept for tool_output when a result is cut; the oldest go first (0 = keep none)",
+  ),
   search_results: key(
     Type.Integer({ minimum: 1, maximum: 50 }),
     5,
