@@ -7,7 +7,7 @@ import { type Static, Type } from "@sinclair/typebox";
 import { delimiter, join } from "node:path";
 import {
   describeExit,
-  runProcess,
+  runProcessKept,
   type ToolArgs,
   type ToolContext,
 } from "../../src/plugins/api.ts";
@@ -71,7 +71,7 @@ export async function runDevCommand(
 ): Promise<string> {
   const { command } = await resolveDevCommand(kind, args, ctx);
   const timeoutSeconds = args.timeout ?? ctx.config.get("tool_timeout");
-  const result = await runProcess({
+  const result = await runProcessKept({
     command,
     cwd: ctx.worktree,
     timeoutMs: timeoutSeconds * 1000,
@@ -81,7 +81,7 @@ export async function runDevCommand(
     env: { NO_COLOR: "1", FORCE_COLOR: "0" },
     headLines: HEAD_LINES,
     tailLines: TAIL_LINES,
-  });
+  }, ctx);
   ctx.signal.throwIfAborted();
   const output = result.output.replace(ANSI_ESCAPE, "");
   const summary = summarizeOutput(output);

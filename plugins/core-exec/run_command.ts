@@ -9,7 +9,7 @@ import {
   formatProcessResult,
   type PermissionContext,
   type Resolution,
-  runProcess,
+  runProcessKept,
   type ToolArgs,
   type ToolContext,
   type ToolSpec,
@@ -56,13 +56,14 @@ export async function runCommand(
   }
   const dir = cwd === undefined ? ctx.worktree : await ctx.resolvePath(cwd, "read");
   await assertDirectory(dir, cwd ?? ".");
-  const result = await runProcess({
+  // The whole output is kept in the session's store when lines are left out (tool_output).
+  const result = await runProcessKept({
     command,
     cwd: dir,
     timeoutMs: (timeout ?? ctx.config.get("tool_timeout")) * 1000,
     signal: ctx.signal,
     config: ctx.config,
-  });
+  }, ctx);
   // The registry turns the abort into `Error: cancelled by the user`.
   if (result.cancelled) ctx.signal.throwIfAborted();
   return formatProcessResult(result);

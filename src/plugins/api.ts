@@ -20,6 +20,13 @@ export type {
   ToolSpec,
 } from "../tools/types.ts";
 export * from "./run_process.ts";
+export { type KeptProcessResult, runProcessKept } from "./kept_output.ts";
+export {
+  formatBytes,
+  type KeptOutput,
+  OUTPUT_STORE_SERVICE,
+  type OutputStore,
+} from "../tools/output_store.ts";
 export { apiKeyEnvNames, childEnv, isWithheld, keptEnv } from "./child_env.ts";
 
 /** A tool as a plugin exports it: its spec and its handler. */

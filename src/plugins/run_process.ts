@@ -51,6 +51,13 @@ export interface RunProcessOptions {
   headLines?: number;
   /** Lines kept from the end; default {@link TAIL_LINES}. */
   tailLines?: number;
+  /** Receives the output as it arrives, every byte of it (kept whole for `tool_output`). */
+  onOutput?: ((text: string) => void) | undefined;
+  /**
+   * The line between head and tail, given the lines dropped, the first one's number (1-based)
+   * and the lines in all; default `... (N lines omitted) ...`.
+   */
+  omittedNote?: ((omitted: number, firstOmitted: number, total: number) => string) | undefined;
 }
 
 /** How a command ended and what it printed. */
@@ -78,6 +85,7 @@ export async function runProcess(options: RunProcessOptions): Promise<ProcessRes
   const lines = new LineCollector(
     options.headLines ?? HEAD_LINES,
     options.tailLines ?? TAIL_LINES,
+    options.omittedNote,
   );
   const finish = (
     fields: Pick<ProcessResult, "exitCode" | "signal" | "timedOut" | "cancelled">,
@@ -111,7 +119,7 @@ export async function runProcess(options: RunProcessOptions): Promise<ProcessRes
   options.signal?.addEventListener("abort", onAbort, { once: true });
 
   const reader = child.stdout.getReader();
-  const reading = readAll(reader, lines);
+  const reading = readAll(reader, lines, options.onOutput);
   const status = await child.status;
   // Leftovers of a command that exited by itself are background jobs it meant to keep.
   clearTimeout(timer);
@@ -228,14 +236,19 @@ async function hasLiveMembers(pgid: number): Promise<boolean> {
 async function readAll(
   reader: ReadableStreamDefaultReader<Uint8Array>,
   lines: LineCollector,
+  onOutput: ((text: string) => void) | undefined,
 ): Promise<void> {
   const decoder = new TextDecoder();
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
-    lines.push(decoder.decode(value, { stream: true }));
+    const text = decoder.decode(value, { stream: true });
+    lines.push(text);
+    onOutput?.(text);
   }
-  lines.push(decoder.decode());
+  const rest = decoder.decode();
+  lines.push(rest);
+  onOutput?.(rest);
 }
 
 /** The marker between head and tail, e.g. `... (1234 lines omitted) ...`. */
@@ -282,7 +295,11 @@ class LineCollector {
   /** A chunk ending in `\r` may continue with `\n`: decide when the next chunk arrives. */
   #heldReturn = false;
 
-  constructor(readonly headLines: number, readonly tailLines: number) {}
+  constructor(
+    readonly headLines: number,
+    readonly tailLines: number,
+    readonly note: (omitted: number, firstOmitted: number, total: number) => string = omittedMarker,
+  ) {}
 
   push(text: string): void {
     if (this.#heldReturn) {
@@ -307,7 +324,15 @@ class LineCollector {
   finish(): HeadTail {
     if (this.#pending !== "" || this.#pendingExtra > 0) this.#commit();
     const kept = this.#omitted > 0
-      ? [...this.#head, omittedMarker(this.#omitted), ...this.#tail]
+      ? [
+        ...this.#head,
+        this.note(
+          this.#omitted,
+          this.#head.length + 1,
+          this.#head.length + this.#omitted + this.#tail.length,
+        ),
+        ...this.#tail,
+      ]
       : [...this.#head, ...this.#tail];
     return { text: kept.join("\n"), omittedLines: this.#omitted };
   }
