@@ -268,6 +268,15 @@ Examples:
       const { showSession } = await import("./sessions.ts");
       setExitCode(await showSession(id, options));
     });
+  sessions.command("gc")
+    .description("remove the kept tool outputs of sessions older than --days (default 14)")
+    .option("--days <n>", "age in days of the last write", "14")
+    .option("--path <dir>", "worktree (default: the current directory)")
+    .exitOverride()
+    .action(async (options) => {
+      const { gcSessions } = await import("./sessions.ts");
+      setExitCode(await gcSessions(options));
+    });
 
   return program;
 }
