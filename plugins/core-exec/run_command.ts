@@ -7,6 +7,7 @@ import { type Static, Type } from "@sinclair/typebox";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import {
   formatProcessResult,
+  LiveTail,
   type PermissionContext,
   type Resolution,
   runProcessKept,
@@ -29,6 +30,11 @@ const parameters = Type.Object({
     description: "Seconds before the command and its child processes are killed; " +
       "default the tool_timeout setting",
   })),
+  idle_timeout: Type.Optional(Type.Integer({
+    minimum: 1,
+    description: "Seconds without any output after which the command is stopped (a hung " +
+      "prompt); default the tool_idle_timeout setting (0: never)",
+  })),
 });
 
 /** run_command's registration: an exec tool gated by `tool_permission.bash`. */
@@ -46,9 +52,12 @@ export const runCommandSpec = {
   aliases: ["bash", "exec"],
 } satisfies ToolSpec<typeof parameters>;
 
-/** Runs the command line and returns its exit line and output (head and tail if long). */
+/**
+ * Runs the command line and returns its exit line and output (head and tail if long); while
+ * it runs, its last lines go to `ctx.progress`.
+ */
 export async function runCommand(
-  { command, cwd, timeout }: Static<typeof parameters>,
+  { command, cwd, timeout, idle_timeout }: Static<typeof parameters>,
   ctx: ToolContext,
 ): Promise<string> {
   if (command.trim() === "") {
@@ -56,14 +65,17 @@ export async function runCommand(
   }
   const dir = cwd === undefined ? ctx.worktree : await ctx.resolvePath(cwd, "read");
   await assertDirectory(dir, cwd ?? ".");
+  const live = ctx.progress ? new LiveTail(ctx.progress) : null;
   // The whole output is kept in the session's store when lines are left out (tool_output).
   const result = await runProcessKept({
     command,
     cwd: dir,
     timeoutMs: (timeout ?? ctx.config.get("tool_timeout")) * 1000,
+    idleTimeoutMs: (idle_timeout ?? ctx.config.get("tool_idle_timeout")) * 1000,
     signal: ctx.signal,
     config: ctx.config,
-  }, ctx);
+    onOutput: live ? (text) => live.push(text) : undefined,
+  }, ctx).finally(() => live?.stop());
   // The registry turns the abort into `Error: cancelled by the user`.
   if (result.cancelled) ctx.signal.throwIfAborted();
   return formatProcessResult(result);

@@ -179,6 +179,11 @@ export const CONFIG_KEYS = {
     120,
     "Default seconds a run_command or dev tool may run before its process group is killed",
   ),
+  tool_idle_timeout: key(
+    Type.Integer({ minimum: 0 }),
+    0,
+    "Seconds without output after which run_command stops a command, returning what it printed (0 = never)",
+  ),
   "shell_env.keep": key(
     STRINGS,
     [],

@@ -21,6 +21,7 @@ export type {
 } from "../tools/types.ts";
 export * from "./run_process.ts";
 export { type KeptProcessResult, runProcessKept } from "./kept_output.ts";
+export { LIVE_LINES, LiveTail } from "./live_tail.ts";
 export {
   formatBytes,
   type KeptOutput,

@@ -51,6 +51,11 @@ export interface RunProcessOptions {
   headLines?: number;
   /** Lines kept from the end; default {@link TAIL_LINES}. */
   tailLines?: number;
+  /**
+   * The command is stopped after this many milliseconds without output (a hung prompt, a
+   * deadlock); 0 or absent: never.
+   */
+  idleTimeoutMs?: number | undefined;
   /** Receives the output as it arrives, every byte of it (kept whole for `tool_output`). */
   onOutput?: ((text: string) => void) | undefined;
   /**
@@ -68,6 +73,10 @@ export interface ProcessResult {
   signal: Deno.Signal | null;
   /** Whether the timeout killed it. */
   timedOut: boolean;
+  /** Whether it was stopped for printing nothing for `idleTimeoutMs`. */
+  idleTimedOut?: boolean;
+  /** The idle timeout it ran under, for `stopped after 30s without output`. */
+  idleTimeoutMs?: number;
   /** Whether the AbortSignal killed it (or it never started because it was already aborted). */
   cancelled: boolean;
   /** Merged stdout and stderr, head and tail kept (see {@link keepHeadTail}). */
@@ -88,11 +97,12 @@ export async function runProcess(options: RunProcessOptions): Promise<ProcessRes
     options.omittedNote,
   );
   const finish = (
-    fields: Pick<ProcessResult, "exitCode" | "signal" | "timedOut" | "cancelled">,
+    fields: Pick<ProcessResult, "exitCode" | "signal" | "timedOut" | "cancelled" | "idleTimedOut">,
   ) => {
     const kept = lines.finish();
     return {
       ...fields,
+      ...(options.idleTimeoutMs ? { idleTimeoutMs: options.idleTimeoutMs } : {}),
       output: kept.text,
       omittedLines: kept.omittedLines,
       durationMs: Math.round(performance.now() - started),
@@ -106,23 +116,41 @@ export async function runProcess(options: RunProcessOptions): Promise<ProcessRes
   const child = await spawnGroup(options);
 
   let timedOut = false;
+  let idleTimedOut = false;
   let cancelled = false;
   let ending: Promise<void> | undefined;
-  const stop = (why: "timeout" | "abort") => {
+  const stop = (why: "timeout" | "idle" | "abort") => {
     if (ending) return;
     if (why === "timeout") timedOut = true;
+    else if (why === "idle") idleTimedOut = true;
     else cancelled = true;
     ending = endGroup(child.pid);
   };
   const timer = setTimeout(() => stop("timeout"), options.timeoutMs);
   const onAbort = () => stop("abort");
   options.signal?.addEventListener("abort", onAbort, { once: true });
+  // Output restarts the idle clock.
+  const idleMs = options.idleTimeoutMs ?? 0;
+  let idleTimer: ReturnType<typeof setTimeout> | undefined;
+  const armIdle = () => {
+    if (idleMs <= 0 || ending) return;
+    clearTimeout(idleTimer);
+    idleTimer = setTimeout(() => stop("idle"), idleMs);
+  };
+  armIdle();
+  const onOutput = idleMs > 0
+    ? (text: string) => {
+      armIdle();
+      options.onOutput?.(text);
+    }
+    : options.onOutput;
 
   const reader = child.stdout.getReader();
-  const reading = readAll(reader, lines, options.onOutput);
+  const reading = readAll(reader, lines, onOutput);
   const status = await child.status;
   // Leftovers of a command that exited by itself are background jobs it meant to keep.
   clearTimeout(timer);
+  clearTimeout(idleTimer);
   options.signal?.removeEventListener("abort", onAbort);
   await ending;
   let drainTimer: ReturnType<typeof setTimeout> | undefined;
@@ -138,6 +166,7 @@ export async function runProcess(options: RunProcessOptions): Promise<ProcessRes
     signal: status.signal,
     timedOut,
     cancelled,
+    ...(idleTimedOut ? { idleTimedOut } : {}),
   });
 }
 
@@ -381,9 +410,14 @@ class LineCollector {
  * ```
  */
 export function describeExit(
-  result: Pick<ProcessResult, "exitCode" | "signal" | "timedOut" | "cancelled" | "timeoutMs">,
+  result:
+    & Pick<ProcessResult, "exitCode" | "signal" | "timedOut" | "cancelled" | "timeoutMs">
+    & Partial<Pick<ProcessResult, "idleTimedOut" | "idleTimeoutMs">>,
 ): string {
   if (result.timedOut) return `timed out after ${result.timeoutMs / 1000}s`;
+  if (result.idleTimedOut) {
+    return `stopped after ${(result.idleTimeoutMs ?? 0) / 1000}s without output`;
+  }
   if (result.cancelled) return "cancelled";
   if (result.signal) return `killed by ${result.signal}`;
   return `exit ${result.exitCode}`;
@@ -400,10 +434,9 @@ export function describeExit(
  * ```
  */
 export function formatProcessResult(
-  result: Pick<
-    ProcessResult,
-    "exitCode" | "signal" | "timedOut" | "cancelled" | "timeoutMs" | "output"
-  >,
+  result:
+    & Pick<ProcessResult, "exitCode" | "signal" | "timedOut" | "cancelled" | "timeoutMs" | "output">
+    & Partial<Pick<ProcessResult, "idleTimedOut" | "idleTimeoutMs">>,
 ): string {
   const status = describeExit(result);
   return result.output === "" ? status : `${status}\n${result.output}`;

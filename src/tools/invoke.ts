@@ -170,7 +170,10 @@ export async function invokeTool(
       cancelled,
     );
   }
-  return finish(await registry.run(call, ctx), decision);
+  // Live output of this call reaches the renderers as tool_progress events.
+  const progress = (lines: readonly string[]) =>
+    sink.emit({ type: "tool_progress", id: request.id, name: call.tool.name, lines });
+  return finish(await registry.run(call, { ...ctx, progress }), decision);
 }
 
 function refusalText(

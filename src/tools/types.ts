@@ -74,6 +74,11 @@ export interface ToolContext {
   ask(request: AskRequest): Promise<AskAnswer>;
   /** Services registered by the host (delegate's agent runner); keyed by name. */
   services: Readonly<Record<string, unknown>>;
+  /**
+   * Shows what a long-running call is doing now (run_command's last lines) as a
+   * `tool_progress` event; absent where nobody watches.
+   */
+  progress?: ((lines: readonly string[]) => void) | undefined;
 }
 
 /** A tool's implementation: validated arguments in, the result text out. */

@@ -52,6 +52,13 @@ export type TurnEvent =
     /** A soft one-line note such as `(empty file)` (the tool's `note` predicate). */
     is_note: boolean;
   }
+  | {
+    /** A running call's latest output lines (run_command), replacing the previous ones. */
+    type: "tool_progress";
+    id: string;
+    name: string;
+    lines: readonly string[];
+  }
   | { type: "note"; message: string }
   | {
     type: "parked";
