@@ -3,7 +3,16 @@
  * docs/performance.md from the results. `--assemble` only rebuilds the page.
  * @module
  */
-const BENCHES = ["startup", "first_request", "loop", "session", "fs", "repl", "policy_test"];
+const BENCHES = [
+  "startup",
+  "first_request",
+  "loop",
+  "session",
+  "fs",
+  "repl",
+  "policy_test",
+  "output",
+];
 /** Sections whose bench runs apart (`deno task bench:peers` needs root and a network namespace). */
 const SEPARATE = ["peers"];
 const here = new URL(".", import.meta.url);

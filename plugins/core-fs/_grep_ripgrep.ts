@@ -137,6 +137,12 @@ async function parseOutput(
       return;
     }
     const name = line.slice(0, nul);
+    let at = nul + 1;
+    while (line.charCodeAt(at) >= 48 && line.charCodeAt(at) <= 57) at++;
+    // Past the result budget only the context after the last match is still taken: what
+    // ripgrep printed before it was stopped is not counted as found.
+    const isFull = limit.max > 0 && matchedLines >= limit.max;
+    if (isFull && (name !== currentName || line[at] === ":")) return;
     if (current === null || name !== currentName) {
       const path = resolve(cwd, name);
       const mtime = mtimeOf(path);
@@ -145,8 +151,6 @@ async function parseOutput(
       currentName = name;
       files.push(current);
     }
-    let at = nul + 1;
-    while (line.charCodeAt(at) >= 48 && line.charCodeAt(at) <= 57) at++;
     const number = Number(line.slice(nul + 1, at));
     const text = line.slice(at + 1);
     if (line[at] === ":") {

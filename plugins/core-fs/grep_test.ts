@@ -233,6 +233,9 @@ Deno.test({
       out.split("\n").filter((l) => l.includes(": hit")).map((l) => l.split(":")[0]),
     );
     assert.equal(files.size, Number(found[1]!.replaceAll(",", "")));
+    // What ripgrep printed past the budget is not taken: exactly 50 matches, 2 per file.
+    assert.equal(out.split("\n").filter((l) => l.includes(": hit")).length, 50);
+    assert.equal(files.size, 25);
   },
 });
 

@@ -25,14 +25,14 @@ export async function runProcessKept(
   const store = ctx.services[OUTPUT_STORE_SERVICE] as OutputStore | undefined;
   if (store === undefined) return await runProcess(options);
   const writer = store.create();
-  const { onOutput } = options;
+  const { onBytes } = options;
   let result: ProcessResult;
   try {
     result = await runProcess({
       ...options,
-      onOutput: (text) => {
-        writer.write(text);
-        onOutput?.(text);
+      onBytes: (chunk) => {
+        writer.writeBytes(chunk);
+        onBytes?.(chunk);
       },
       omittedNote: (omitted, first, total) =>
         omittedNote(writer, {

@@ -58,6 +58,8 @@ export interface RunProcessOptions {
   idleTimeoutMs?: number | undefined;
   /** Receives the output as it arrives, every byte of it (kept whole for `tool_output`). */
   onOutput?: ((text: string) => void) | undefined;
+  /** Receives the output's bytes as they arrive, undecoded (written to disk as they are). */
+  onBytes?: ((chunk: Uint8Array) => void) | undefined;
   /**
    * The line between head and tail, given the lines dropped, the first one's number (1-based)
    * and the lines in all; default `... (N lines omitted) ...`.
@@ -138,15 +140,14 @@ export async function runProcess(options: RunProcessOptions): Promise<ProcessRes
     idleTimer = setTimeout(() => stop("idle"), idleMs);
   };
   armIdle();
-  const onOutput = idleMs > 0
-    ? (text: string) => {
-      armIdle();
-      options.onOutput?.(text);
-    }
-    : options.onOutput;
+  const { onOutput, onBytes } = options;
+  const onChunk = (chunk: Uint8Array) => {
+    armIdle();
+    onBytes?.(chunk);
+  };
 
   const reader = child.stdout.getReader();
-  const reading = readAll(reader, lines, onOutput);
+  const reading = readAll(reader, lines, onOutput, idleMs > 0 || onBytes ? onChunk : undefined);
   const status = await child.status;
   // Leftovers of a command that exited by itself are background jobs it meant to keep.
   clearTimeout(timer);
@@ -266,11 +267,13 @@ async function readAll(
   reader: ReadableStreamDefaultReader<Uint8Array>,
   lines: LineCollector,
   onOutput: ((text: string) => void) | undefined,
+  onChunk: ((chunk: Uint8Array) => void) | undefined,
 ): Promise<void> {
   const decoder = new TextDecoder();
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
+    onChunk?.(value);
     const text = decoder.decode(value, { stream: true });
     lines.push(text);
     onOutput?.(text);
@@ -339,6 +342,7 @@ class LineCollector {
       text = text.slice(0, -1);
       this.#heldReturn = true;
     }
+    if (this.#head.length >= this.headLines) text = this.#skipMiddle(text);
     const separator = /\r\n|\n|\r/g;
     let from = 0;
     for (const match of text.matchAll(separator)) {
@@ -348,6 +352,29 @@ class LineCollector {
       else this.#commit();
     }
     this.#append(text.slice(from));
+  }
+
+  /**
+   * Once the head is full, only the last lines of a chunk can still be shown: the lines before
+   * them are counted, not split, so a command printing gigabytes costs little more than
+   * reading them. Returns the part of `text` still to go through line by line.
+   */
+  #skipMiddle(text: string): string {
+    let cut = text.length;
+    for (let n = 0; n <= this.tailLines; n++) {
+      cut = text.lastIndexOf("\n", cut - 1);
+      if (cut <= 0) return text;
+    }
+    let commits = 0;
+    for (let at = text.indexOf("\n"); at !== -1 && at <= cut; at = text.indexOf("\n", at + 1)) {
+      commits++;
+    }
+    // The rest holds tailLines whole lines: every line before it ends up omitted, the ones in
+    // the tail now included.
+    this.#omitted += this.#tail.length + commits;
+    this.#tail.length = 0;
+    this.#clearPending();
+    return text.slice(cut + 1);
   }
 
   finish(): HeadTail {

@@ -59,15 +59,19 @@ export class OutputWriter {
 
   /** Appends text; what would pass the budget is counted and dropped. */
   write(text: string): void {
-    if (text === "") return;
-    const data = this.#encoder.encode(text);
+    if (text !== "") this.writeBytes(this.#encoder.encode(text));
+  }
+
+  /** Appends bytes as they are (a command's output, written without decoding it). */
+  writeBytes(data: Uint8Array): void {
+    if (data.length === 0) return;
     const room = Math.max(0, this.maxBytes - this.#bytes);
     const kept = data.length <= room ? data : data.subarray(0, room);
     this.#dropped += data.length - kept.length;
     if (kept.length === 0 || this.#file === null) return;
     let written = 0;
     while (written < kept.length) written += this.#file.writeSync(kept.subarray(written));
-    for (let i = 0; i < kept.length; i++) if (kept[i] === 10) this.#newlines++;
+    for (let at = kept.indexOf(10); at !== -1; at = kept.indexOf(10, at + 1)) this.#newlines++;
     this.#bytes += kept.length;
     this.#lastByte = kept[kept.length - 1]!;
   }
