@@ -74,7 +74,7 @@ export async function runCommand(
     idleTimeoutMs: (idle_timeout ?? ctx.config.get("tool_idle_timeout")) * 1000,
     signal: ctx.signal,
     config: ctx.config,
-    onOutput: live ? (text) => live.push(text) : undefined,
+    onBytes: live ? (chunk) => live.push(chunk) : undefined,
   }, ctx).finally(() => live?.stop());
   // The registry turns the abort into `Error: cancelled by the user`.
   if (result.cancelled) ctx.signal.throwIfAborted();

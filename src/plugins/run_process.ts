@@ -56,9 +56,10 @@ export interface RunProcessOptions {
    * deadlock); 0 or absent: never.
    */
   idleTimeoutMs?: number | undefined;
-  /** Receives the output as it arrives, every byte of it (kept whole for `tool_output`). */
-  onOutput?: ((text: string) => void) | undefined;
-  /** Receives the output's bytes as they arrive, undecoded (written to disk as they are). */
+  /**
+   * Receives the output's bytes as they arrive, every one of them, undecoded (kept whole for
+   * `tool_output`, shown live).
+   */
   onBytes?: ((chunk: Uint8Array) => void) | undefined;
   /**
    * The line between head and tail, given the lines dropped, the first one's number (1-based)
@@ -140,14 +141,14 @@ export async function runProcess(options: RunProcessOptions): Promise<ProcessRes
     idleTimer = setTimeout(() => stop("idle"), idleMs);
   };
   armIdle();
-  const { onOutput, onBytes } = options;
+  const { onBytes } = options;
   const onChunk = (chunk: Uint8Array) => {
     armIdle();
     onBytes?.(chunk);
   };
 
   const reader = child.stdout.getReader();
-  const reading = readAll(reader, lines, onOutput, idleMs > 0 || onBytes ? onChunk : undefined);
+  const reading = readAll(reader, lines, idleMs > 0 || onBytes ? onChunk : undefined);
   const status = await child.status;
   // Leftovers of a command that exited by itself are background jobs it meant to keep.
   clearTimeout(timer);
@@ -263,24 +264,51 @@ async function hasLiveMembers(pgid: number): Promise<boolean> {
   return false;
 }
 
+/**
+ * Reads the output into `lines`. Once the head is full, a chunk's lines before its last
+ * `tailLines` can never be shown: they are counted in the bytes and not decoded, so a command
+ * printing gigabytes costs little more than the reading.
+ */
 async function readAll(
   reader: ReadableStreamDefaultReader<Uint8Array>,
   lines: LineCollector,
-  onOutput: ((text: string) => void) | undefined,
   onChunk: ((chunk: Uint8Array) => void) | undefined,
 ): Promise<void> {
-  const decoder = new TextDecoder();
+  let decoder = new TextDecoder();
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
     onChunk?.(value);
-    const text = decoder.decode(value, { stream: true });
-    lines.push(text);
-    onOutput?.(text);
+    let bytes = value;
+    const cut = lines.isHeadFull() ? nthNewlineFromEnd(value, lines.tailLines + 1) : -1;
+    if (cut >= 0) {
+      lines.skip(countNewlines(value, cut + 1));
+      // Bytes the decoder held belong to a skipped line.
+      decoder = new TextDecoder();
+      bytes = value.subarray(cut + 1);
+    }
+    lines.push(decoder.decode(bytes, { stream: true }));
   }
-  const rest = decoder.decode();
-  lines.push(rest);
-  onOutput?.(rest);
+  lines.push(decoder.decode());
+}
+
+/** The index of the `n`-th line feed from the end of `bytes`, or -1. */
+function nthNewlineFromEnd(bytes: Uint8Array, n: number): number {
+  let at = bytes.length;
+  for (let i = 0; i < n; i++) {
+    at = at === 0 ? -1 : bytes.lastIndexOf(10, at - 1);
+    if (at === -1) return -1;
+  }
+  return at;
+}
+
+/** Line feeds among the first `end` bytes. */
+function countNewlines(bytes: Uint8Array, end: number): number {
+  let count = 0;
+  for (let at = bytes.indexOf(10); at !== -1 && at < end; at = bytes.indexOf(10, at + 1)) {
+    count++;
+  }
+  return count;
 }
 
 /** The marker between head and tail, e.g. `... (1234 lines omitted) ...`. */
@@ -342,7 +370,6 @@ class LineCollector {
       text = text.slice(0, -1);
       this.#heldReturn = true;
     }
-    if (this.#head.length >= this.headLines) text = this.#skipMiddle(text);
     const separator = /\r\n|\n|\r/g;
     let from = 0;
     for (const match of text.matchAll(separator)) {
@@ -354,27 +381,20 @@ class LineCollector {
     this.#append(text.slice(from));
   }
 
+  /** Whether every further line goes to the tail. */
+  isHeadFull(): boolean {
+    return this.#head.length >= this.headLines;
+  }
+
   /**
-   * Once the head is full, only the last lines of a chunk can still be shown: the lines before
-   * them are counted, not split, so a command printing gigabytes costs little more than
-   * reading them. Returns the part of `text` still to go through line by line.
+   * Takes `commits` lines without their text (the head is full, and as many lines follow
+   * as the tail holds): they and the tail so far are omitted, the line in progress with them.
    */
-  #skipMiddle(text: string): string {
-    let cut = text.length;
-    for (let n = 0; n <= this.tailLines; n++) {
-      cut = text.lastIndexOf("\n", cut - 1);
-      if (cut <= 0) return text;
-    }
-    let commits = 0;
-    for (let at = text.indexOf("\n"); at !== -1 && at <= cut; at = text.indexOf("\n", at + 1)) {
-      commits++;
-    }
-    // The rest holds tailLines whole lines: every line before it ends up omitted, the ones in
-    // the tail now included.
+  skip(commits: number): void {
     this.#omitted += this.#tail.length + commits;
     this.#tail.length = 0;
     this.#clearPending();
-    return text.slice(cut + 1);
+    this.#heldReturn = false;
   }
 
   finish(): HeadTail {
