@@ -235,6 +235,21 @@ export const CONFIG_KEYS = {
     "duckduckgo",
     "web_search backend",
   ),
+  "web.search_backends": key(
+    Type.Array(Type.Union([
+      Type.Literal("duckduckgo"),
+      Type.Literal("searxng"),
+      Type.Literal("brave"),
+      Type.Literal("tavily"),
+    ])),
+    [],
+    "Backends web_search asks together, results merged; one that fails or does not answer in time is named (empty: web.search_backend alone)",
+  ),
+  "web.search_timeout": key(
+    Type.Number({ exclusiveMinimum: 0 }),
+    15,
+    "Seconds web_search waits for its backends; the results of those that answered are returned",
+  ),
   "web.searxng_url": key(Type.String(), "", "SearXNG instance URL (searxng backend)"),
   "web.brave_api_key_env": key(
     Type.String(),
