@@ -99,10 +99,30 @@ export async function searchBuiltin(request: SearchRequest): Promise<SearchOutco
   }
   if (stoppedBy === null) return { files: found, complete: true };
   return {
-    files: found,
+    files: stoppedBy === "results" ? trimToBudget(found, maxResults) : found,
     complete: false,
     coverage: { stoppedBy, searched: counts.searched, listed: files.length, dirsUnread },
   };
+}
+
+/**
+ * Files searched at the same time (by workers, or whole files on this thread) can pass the
+ * result budget: the matches past it are dropped, so a result stopped at N lines has N.
+ */
+function trimToBudget(found: FileMatches[], maxResults: number): FileMatches[] {
+  const kept: FileMatches[] = [];
+  let left = maxResults;
+  for (const file of found) {
+    if (left <= 0) break;
+    if (file.matchCount <= left) {
+      kept.push(file);
+      left -= file.matchCount;
+      continue;
+    }
+    kept.push({ ...file, matched: file.matched.slice(0, left), matchCount: left });
+    left = 0;
+  }
+  return kept;
 }
 
 /** Workers that take batches off the shared stack until it is empty. */
