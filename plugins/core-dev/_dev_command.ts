@@ -7,6 +7,7 @@ import { type Static, Type } from "@sinclair/typebox";
 import { delimiter, join } from "node:path";
 import {
   describeExit,
+  LiveTail,
   runProcessKept,
   type ToolArgs,
   type ToolContext,
@@ -71,6 +72,8 @@ export async function runDevCommand(
 ): Promise<string> {
   const { command } = await resolveDevCommand(kind, args, ctx);
   const timeoutSeconds = args.timeout ?? ctx.config.get("tool_timeout");
+  // The test run's last lines show while it runs (tool_progress).
+  const live = ctx.progress ? new LiveTail(ctx.progress) : null;
   const result = await runProcessKept({
     command,
     cwd: ctx.worktree,
@@ -81,7 +84,8 @@ export async function runDevCommand(
     env: { NO_COLOR: "1", FORCE_COLOR: "0" },
     headLines: HEAD_LINES,
     tailLines: TAIL_LINES,
-  }, ctx);
+    onBytes: live ? (chunk) => live.push(chunk) : undefined,
+  }, ctx).finally(() => live?.stop());
   ctx.signal.throwIfAborted();
   const output = result.output.replace(ANSI_ESCAPE, "");
   const summary = summarizeOutput(output);
