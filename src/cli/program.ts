@@ -248,7 +248,7 @@ Examples:
     });
 
   const sessions = program.command("sessions")
-    .description("list or show saved sessions")
+    .description("list or show saved sessions, or remove old sessions' kept outputs")
     .exitOverride();
   sessions.command("list")
     .description("list sessions, newest first")
