@@ -164,6 +164,9 @@ Deno.test("the disk budget removes the oldest outputs and keeps the first part o
   assert.deepEqual(big, { id: "o4", bytes: 1000, lines: 1, droppedBytes: 4000 });
   assert.deepEqual(store.list(), ["o4"]);
   assert.equal((await Deno.stat(join(store.dir, "o4.txt"))).size, 1000);
+  // Outputs hold command output and file contents: private, like the session files.
+  assert.equal((await Deno.stat(join(store.dir, "o4.txt"))).mode! & 0o777, 0o600);
+  assert.equal((await Deno.stat(store.dir)).mode! & 0o777, 0o700);
   // A new store over the same folder goes on numbering after what is there.
   assert.equal(storeIn(wt.path, 1000).save("e").id, "o5");
 });
