@@ -1,6 +1,7 @@
 /**
  * The directory walk behind glob and grep's built-in engine: ignore files as git and ripgrep
- * read them, the skipped directories, symlinks left alone, and a time budget.
+ * read them, the skipped directories, symlinks left alone, and a time and a result budget
+ * (`search.time_budget`, `search.max_results`).
  * @module
  */
 import type { Ignore } from "ignore";
@@ -24,12 +25,6 @@ export const SKIPPED_DIRS: readonly string[] = [
   ".pytest_cache",
   ".ruff_cache",
 ];
-
-/**
- * Milliseconds a glob or grep may search before it returns what it found with a note, when
- * neither a test nor `search.time_budget` says otherwise.
- */
-export const SEARCH_BUDGET_MS = 20_000;
 
 /**
  * Ignore files read in each directory, lowest precedence first, as ripgrep reads them;
