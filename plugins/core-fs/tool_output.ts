@@ -34,6 +34,11 @@ const parameters = Type.Object({
     default: DEFAULT_LIMIT,
     description: "Lines to return",
   })),
+  char_offset: Type.Optional(Type.Integer({
+    minimum: 0,
+    description: "Read on within the one long line at offset from this character, as a cut " +
+      "line's note says",
+  })),
   pattern: Type.Optional(Type.String({
     description: "Regular expression (JavaScript syntax): return only the matching lines",
   })),
@@ -70,9 +75,31 @@ export async function readToolOutput(args: ToolOutputArgs, ctx: ToolContext): Pr
   }
   const maxChars = ctx.config.get("tool_max_result_chars");
   const budget = maxChars === 0 ? Infinity : maxChars - FRAME_CHARS;
-  return args.pattern === undefined
-    ? await page(store, args, budget)
-    : await grep(store, args, args.pattern, budget);
+  if (args.pattern !== undefined) return await grep(store, args, args.pattern, budget);
+  if (args.char_offset !== undefined) return await lineSlice(store, args, args.char_offset, budget);
+  return await page(store, args, budget);
+}
+
+/** Part of one long line, from `from` on, as much as the result holds. */
+async function lineSlice(
+  store: OutputStore,
+  args: ToolOutputArgs,
+  from: number,
+  budget: number,
+): Promise<string> {
+  const number = args.offset ?? 1;
+  const { lines, total } = await store.page(args.id, number, 1);
+  const n = (x: number) => x.toLocaleString("en-US");
+  const line = lines[0];
+  if (line === undefined) {
+    return `(end of output ${args.id}: it has ${n(total)} lines; offset ${n(number)} is past it)`;
+  }
+  const end = Math.min(line.length, from + Math.max(1, Math.min(budget, 50_000)));
+  const head = `${args.id}: line ${n(number)}, chars ${n(from)}–${n(end)} of ${n(line.length)}`;
+  const more = end < line.length
+    ? `(more: tool_output(id="${args.id}", offset=${number}, char_offset=${end}))`
+    : `(end of line ${n(number)})`;
+  return [head, line.slice(from, end), more].join("\n");
 }
 
 async function page(store: OutputStore, args: ToolOutputArgs, budget: number): Promise<string> {
@@ -84,8 +111,8 @@ async function page(store: OutputStore, args: ToolOutputArgs, budget: number): P
   }
   const shown: string[] = [];
   let used = 0;
-  for (const line of lines) {
-    const text = cutLine(line);
+  for (const [i, line] of lines.entries()) {
+    const text = cutLine(line, args.id, first + i);
     if (shown.length > 0 && used + text.length + 1 > budget) break;
     shown.push(text);
     used += text.length + 1;
@@ -122,7 +149,7 @@ async function grep(
   const shown: string[] = [];
   let used = 0;
   for (const [number, line] of matches) {
-    const text = `${number}: ${cutLine(line)}`;
+    const text = `${number}: ${cutLine(line, args.id, number)}`;
     if (shown.length > 0 && used + text.length + 1 > budget) break;
     shown.push(text);
     used += text.length + 1;
@@ -140,10 +167,11 @@ async function grep(
   return out.join("\n");
 }
 
-function cutLine(line: string): string {
+/** A line as shown in a page: a long one is cut, saying how to read the rest of it. */
+function cutLine(line: string, id: string, number: number): string {
   const text = line.endsWith("\r") ? line.slice(0, -1) : line;
   if (text.length <= MAX_LINE_CHARS) return text;
   return `${text.slice(0, MAX_LINE_CHARS)} … (${
     (text.length - MAX_LINE_CHARS).toLocaleString("en-US")
-  } more chars)`;
+  } more chars: tool_output(id="${id}", offset=${number}, char_offset=${MAX_LINE_CHARS}))`;
 }

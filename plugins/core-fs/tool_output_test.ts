@@ -72,6 +72,35 @@ Deno.test("a command whose output fits keeps nothing on disk", async () => {
   assert.deepEqual(store.list(), []);
 });
 
+Deno.test("a command whose long lines are cut keeps its output and says how to read it", async () => {
+  await using wt = await tempWorktree({});
+  const store = storeIn(wt.path);
+  const services = { [OUTPUT_STORE_SERVICE]: store };
+  const out = await runTool(wt, "run_command", {
+    command: "printf 'short\\n'; printf 'x%.0s' $(seq 1 5000); printf '\\n'",
+  }, { services });
+  const lines = out.split("\n");
+  assert.equal(lines[1], "short");
+  assert.match(lines[2]!, /^x{400} \.\.\. \(4600 chars omitted\)$/);
+  assert.equal(
+    lines[3],
+    '(long lines were cut: the whole output is kept, read it with tool_output(id="o1", offset=1))',
+  );
+  const page = await runTool(wt, "tool_output", { id: "o1" }, { services });
+  assert.equal(
+    page,
+    `o1: lines 1–2 of 2\nshort\n${"x".repeat(2000)} … (3,000 more chars: ` +
+      `tool_output(id="o1", offset=2, char_offset=2000))\n(end of output o1)`,
+  );
+  const rest = await runTool(wt, "tool_output", { id: "o1", offset: 2, char_offset: 2000 }, {
+    services,
+  });
+  assert.equal(
+    rest,
+    `o1: line 2, chars 2,000–5,000 of 5,000\n${"x".repeat(3000)}\n(end of line 2)`,
+  );
+});
+
 /** A registry with the bundled tools and `long_text`, which returns `lines` numbered lines. */
 function registryWithLongText(lines: number): ToolRegistry {
   const registry = createRegistry();

@@ -45,10 +45,23 @@ export async function runProcessKept(
     store.discard(writer);
     throw error;
   }
-  if (result.omittedLines === 0) {
+  if (result.omittedLines > 0) {
+    store.finish(writer);
+    return { ...result, outputId: writer.id };
+  }
+  // No line left out, but long lines may have been cut (or progress lines rewritten): the
+  // output is kept when the model saw fewer bytes than were printed.
+  const shownBytes = new TextEncoder().encode(result.output).length;
+  if (writer.bytes <= shownBytes + 1) {
     store.discard(writer);
     return result;
   }
   store.finish(writer);
-  return { ...result, outputId: writer.id };
+  const note = `(long lines were cut: the whole output is kept, read it with ` +
+    `tool_output(id="${writer.id}", offset=1))`;
+  return {
+    ...result,
+    output: result.output === "" ? note : `${result.output}\n${note}`,
+    outputId: writer.id,
+  };
 }
