@@ -70,6 +70,17 @@ Deno.test("a command whose output fits keeps nothing on disk", async () => {
   });
   assert.equal(out, "exit 0\n1\n2\n3\n4\n5");
   assert.deepEqual(store.list(), []);
+  // CRLF line ends and a progress line rewritten by CR are shown whole too: nothing kept.
+  const crlf = await runTool(
+    wt,
+    "run_command",
+    { command: "printf 'a\\r\\nb 10%%\\rb 100%%\\n'" },
+    {
+      services: { [OUTPUT_STORE_SERVICE]: store },
+    },
+  );
+  assert.equal(crlf, "exit 0\na\nb 100%");
+  assert.deepEqual(store.list(), []);
 });
 
 Deno.test("a command whose long lines are cut keeps its output and says how to read it", async () => {

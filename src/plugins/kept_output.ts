@@ -49,10 +49,8 @@ export async function runProcessKept(
     store.finish(writer);
     return { ...result, outputId: writer.id };
   }
-  // No line left out, but long lines may have been cut (or progress lines rewritten): the
-  // output is kept when the model saw fewer bytes than were printed.
-  const shownBytes = new TextEncoder().encode(result.output).length;
-  if (writer.bytes <= shownBytes + 1) {
+  // No line left out, but long lines may have been cut: their text is kept.
+  if (!result.cutLines) {
     store.discard(writer);
     return result;
   }

@@ -86,6 +86,8 @@ export interface ProcessResult {
   output: string;
   /** Lines dropped between head and tail. */
   omittedLines: number;
+  /** Lines shown cut at {@link MAX_LINE_CHARS}; absent when none was. */
+  cutLines?: number;
   durationMs: number;
   /** The timeout it ran under, for messages such as `timed out after 5s`. */
   timeoutMs: number;
@@ -103,8 +105,10 @@ export async function runProcess(options: RunProcessOptions): Promise<ProcessRes
     fields: Pick<ProcessResult, "exitCode" | "signal" | "timedOut" | "cancelled" | "idleTimedOut">,
   ) => {
     const kept = lines.finish();
+    const cutLines = lines.cutLines();
     return {
       ...fields,
+      ...(cutLines > 0 ? { cutLines } : {}),
       ...(options.idleTimeoutMs ? { idleTimeoutMs: options.idleTimeoutMs } : {}),
       output: kept.text,
       omittedLines: kept.omittedLines,
@@ -354,6 +358,9 @@ class LineCollector {
   #pendingExtra = 0;
   /** A chunk ending in `\r` may continue with `\n`: decide when the next chunk arrives. */
   #heldReturn = false;
+  /** Shown lines cut at {@link MAX_LINE_CHARS}: in the head, and per tail line. */
+  #headCut = 0;
+  readonly #tailCut: boolean[] = [];
 
   constructor(
     readonly headLines: number,
@@ -393,8 +400,14 @@ class LineCollector {
   skip(commits: number): void {
     this.#omitted += this.#tail.length + commits;
     this.#tail.length = 0;
+    this.#tailCut.length = 0;
     this.#clearPending();
     this.#heldReturn = false;
+  }
+
+  /** Lines shown cut at {@link MAX_LINE_CHARS} (call after {@link finish}). */
+  cutLines(): number {
+    return this.#headCut + this.#tailCut.filter(Boolean).length;
   }
 
   finish(): HeadTail {
@@ -429,17 +442,21 @@ class LineCollector {
   }
 
   #commit(): void {
-    const line = this.#pendingExtra > 0
+    const isCut = this.#pendingExtra > 0;
+    const line = isCut
       ? `${this.#pending} ... (${this.#pendingExtra} chars omitted)`
       : this.#pending;
     this.#clearPending();
     if (this.#head.length < this.headLines) {
       this.#head.push(line);
+      if (isCut) this.#headCut++;
       return;
     }
     this.#tail.push(line);
+    this.#tailCut.push(isCut);
     if (this.#tail.length > this.tailLines) {
       this.#tail.shift();
+      this.#tailCut.shift();
       this.#omitted++;
     }
   }
