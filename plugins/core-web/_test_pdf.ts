@@ -4,8 +4,8 @@
  * @module
  */
 
-/** The bytes of a PDF whose page `i` shows the lines of `pages[i]`. */
-export function makePdf(pages: string[][]): Uint8Array<ArrayBuffer> {
+/** The bytes of a PDF whose page `i` shows the lines of `pages[i]`, with an optional title. */
+export function makePdf(pages: string[][], title?: string): Uint8Array<ArrayBuffer> {
   const objects: string[] = [];
   const pageIds = pages.map((_, i) => 4 + i * 2);
   objects[1] = "<< /Type /Catalog /Pages 2 0 R >>";
@@ -21,6 +21,8 @@ export function makePdf(pages: string[][]): Uint8Array<ArrayBuffer> {
       `/Resources << /Font << /F1 3 0 R >> >> /Contents ${pageIds[i]! + 1} 0 R >>`;
     objects[pageIds[i]! + 1] = `<< /Length ${content.length} >>\nstream\n${content}\nendstream`;
   });
+  const infoId = objects.length;
+  if (title !== undefined) objects[infoId] = `<< /Title (${title.replace(/[()\\]/g, "\\$&")}) >>`;
   let out = "%PDF-1.4\n";
   const offsets: number[] = [];
   for (let id = 1; id < objects.length; id++) {
@@ -32,6 +34,7 @@ export function makePdf(pages: string[][]): Uint8Array<ArrayBuffer> {
   for (let id = 1; id < objects.length; id++) {
     out += `${String(offsets[id]).padStart(10, "0")} 00000 n \n`;
   }
-  out += `trailer\n<< /Size ${objects.length} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  const info = title === undefined ? "" : ` /Info ${infoId} 0 R`;
+  out += `trailer\n<< /Size ${objects.length} /Root 1 0 R${info} >>\nstartxref\n${xref}\n%%EOF\n`;
   return new TextEncoder().encode(out);
 }

@@ -236,7 +236,8 @@ async function loadPdf(
     throw new Error(`${action}: ${detail}: look for an HTML version of it`);
   }
   lines[0] = `${lines[0]} (PDF, ${pdf.pages} ${pdf.pages === 1 ? "page" : "pages"})`;
-  return { url: response.url, header: lines.join("\n"), text: pdf.text, ...validators };
+  const header = [...(pdf.title === "" ? [] : [`# ${pdf.title}`]), ...lines].join("\n");
+  return { url: response.url, header, text: pdf.text, ...validators };
 }
 
 /** The media type without parameters, lower case; empty when the server sent none. */

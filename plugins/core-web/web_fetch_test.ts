@@ -350,6 +350,31 @@ Deno.test("web_fetch reads a PDF as text per page, with page numbers", async () 
   }
 });
 
+Deno.test("web_fetch heads a PDF with its own title, and windows a long one", async () => {
+  const lines = Array.from({ length: 40 }, (_, i) => `Line ${i + 1} of a long report page`);
+  const pdf = makePdf([lines, lines], "Annual Report (2026)");
+  await using server = serveRoutes({
+    "/report.pdf": () => new Response(pdf, { headers: { "content-type": "application/pdf" } }),
+  });
+  await using wt = await tempWorktree();
+  const url = `${server.origin}/report.pdf`;
+  const config = { ...PRIVATE_OK, "web.fetch_window_chars": 1000 };
+  const first = await runTool(wt, "web_fetch", { url }, { config });
+  const [title, head, blank, page] = first.split("\n");
+  assert.deepEqual([title, head, blank, page], [
+    "# Annual Report (2026)",
+    `URL: ${url} (PDF, 2 pages)`,
+    "",
+    "--- page 1 of 2 ---",
+  ]);
+  const next = first.match(
+    /\[Showing chars 0-(\d+) of (\d+): call web_fetch again with offset=(\d+)\]$/,
+  );
+  assert.ok(next, first);
+  const second = await runTool(wt, "web_fetch", { url, offset: Number(next[3]) }, { config });
+  assert.match(second, new RegExp(`\\[Showing chars ${next[3]}-\\d+ of ${next[2]}: `));
+});
+
 Deno.test("web_fetch fetches only http and https", async () => {
   await using wt = await tempWorktree();
   const outputs = [];
