@@ -44,8 +44,21 @@ export function stoppedClause(
   unit: string,
 ): string {
   return stoppedBy === "time"
-    ? `stopped after ${(budget.timeMs / 1000).toFixed(1)} s`
+    ? `stopped after ${formatDuration(budget.timeMs)}`
     : `stopped at ${count(budget.maxResults)} ${unit} (search.max_results)`;
+}
+
+/**
+ * `2.0 s`, or `30 ms` under a second.
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * assert.equal(formatDuration(2000), "2.0 s");
+ * assert.equal(formatDuration(30), "30 ms");
+ * ```
+ */
+export function formatDuration(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
 }
 
 /** `1 file` / `2 files`. */

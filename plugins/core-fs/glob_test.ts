@@ -99,7 +99,7 @@ Deno.test("glob returns what it found with a note when its time budget runs out"
   registry.register(globSpec, createGlob({ budgetMs: 0 }));
   assert.equal(
     await runTool(wt, "glob", { pattern: "*.ts" }, { registry }),
-    '(no files match "*.ts" in the part searched: stopped after 0.0 s: 0 files looked at, ' +
+    '(no files match "*.ts" in the part searched: stopped after 0 ms: 0 files looked at, ' +
       "1 folder not yet read; narrow with path=)",
   );
 });

@@ -166,7 +166,7 @@ Deno.test("grep returns partial results with a note when its time budget runs ou
   await using wt = await tempWorktree({ "a.txt": "x\n" });
   assert.equal(
     await runTool(wt, "grep", { pattern: "x" }, { registry: grepRegistry("builtin", 0) }),
-    '(no matches for "x" in the part searched: stopped after 0.0 s: 0 of the 0 files ' +
+    '(no matches for "x" in the part searched: stopped after 0 ms: 0 of the 0 files ' +
       "listed so far searched, 1 folder not yet listed; narrow with path= or glob=)",
   );
 });
@@ -211,9 +211,34 @@ Deno.test("grep's time budget stops the walk of a large tree with what it left u
   });
   assert.equal(
     out,
-    '(no matches for "hit" in the part searched: stopped after 0.0 s: 0 of the 0 files ' +
+    '(no matches for "hit" in the part searched: stopped after 0 ms: 0 of the 0 files ' +
       "listed so far searched, 1 folder not yet listed; narrow with path= or glob=)",
   );
+});
+
+Deno.test("grep stopped by a tiny time budget mid-search: its note agrees with its results", async () => {
+  await using wt = await largeTree(30, 100);
+  const registry = new ToolRegistry();
+  registry.register(grepSpec, createGrep({ engine: "builtin", budgetMs: 30, maxResults: 0 }));
+  const out = await runTool(wt, "grep", { pattern: "hit one" }, { registry });
+  const lines = out.split("\n");
+  const note = lines.at(-1)!;
+  // Where the 30 ms run out depends on the machine: the note must be exact wherever it is.
+  const stopped = note.match(
+    /^\(partial results: stopped after 30 ms: ([\d,]+) of (?:the )?([\d,]+) files? (?:listed so far )?searched(?:, ([\d,]+) folders? not yet listed)?; narrow with path= or glob=\)$/,
+  );
+  if (stopped === null) {
+    assert.doesNotMatch(out, /partial results/);
+    return;
+  }
+  const searched = Number(stopped[1]!.replaceAll(",", ""));
+  const listed = Number(stopped[2]!.replaceAll(",", ""));
+  assert.ok(searched <= listed && listed <= 3000, note);
+  if (stopped[3] === undefined) assert.equal(listed, 3000, "no folder unread: all listed");
+  // Every searched file holds one "hit one": the matches shown are exactly the files searched.
+  const matches = lines.filter((l) => l.endsWith(": hit one")).length;
+  const counted = out.match(/of (\d+) matches/)?.[1];
+  assert.equal(counted === undefined ? matches : Number(counted), searched);
 });
 
 Deno.test({
