@@ -207,8 +207,12 @@ Deno.test("the disk budget removes the oldest outputs and keeps the first part o
   // Outputs hold command output and file contents: private, like the session files.
   assert.equal((await Deno.stat(join(store.dir, "o4.txt"))).mode! & 0o777, 0o600);
   assert.equal((await Deno.stat(store.dir)).mode! & 0o777, 0o700);
-  // A new store over the same folder goes on numbering after what is there.
-  assert.equal(storeIn(wt.path, 1000).save("e").id, "o5");
+  // A new store over the same folder goes on numbering after what is there, and two stores
+  // of one session (the agent's and /tool's) never take the same id.
+  const other = storeIn(wt.path, 1000);
+  assert.equal(other.save("e").id, "o5");
+  assert.equal(store.save("f").id, "o6");
+  assert.equal(other.save("g").id, "o7");
 });
 
 Deno.test("a cut result says when the disk budget kept only its start", async () => {

@@ -122,14 +122,19 @@ export class OutputStore {
    * Starts a new output. With a budget of 0 nothing is written, and the writer only counts.
    */
   create(): OutputWriter {
-    const id = `o${this.#nextNumber()}`;
-    if (this.maxBytes <= 0) return new OutputWriter(id, null, 0);
-    const file = Deno.openSync(this.#path(id), {
-      write: true,
-      createNew: true,
-      mode: 0o600,
-    });
-    return new OutputWriter(id, file, this.maxBytes);
+    if (this.maxBytes <= 0) return new OutputWriter(`o${this.#nextNumber()}`, null, 0);
+    for (;;) {
+      const id = `o${this.#nextNumber()}`;
+      try {
+        const file = Deno.openSync(this.#path(id), { write: true, createNew: true, mode: 0o600 });
+        return new OutputWriter(id, file, this.maxBytes);
+      } catch (error) {
+        if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
+        // Another store of the same session (`/tool` beside the agent) took the id: go on
+        // after the highest one on disk.
+        this.#next = Math.max(0, ...this.#listNumbers()) + 1;
+      }
+    }
   }
 
   /** Keeps `text` whole (within the budget) and returns its id and size. */
