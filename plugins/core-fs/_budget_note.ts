@@ -68,13 +68,32 @@ export function plural(n: number, word: string): string {
 
 /**
  * What grep covered, exactly: `14,210 of 48,000 files searched`; with folders still unread,
- * the files listed so far; for ripgrep, which is killed mid-search and reports nothing, only
- * the files with matches.
+ * the files listed so far; for ripgrep, which is killed mid-search and reports nothing, the
+ * files with matches and, when a count got that far, how many there were to search.
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * const rg = { stoppedBy: "time", searched: null, listed: 0, dirsUnread: 0 } as const;
+ * assert.equal(
+ *   grepCoverage({ ...rg, total: { count: 48000, complete: true } }, 3),
+ *   "ripgrep was stopped mid-search with 3 files matched so far, of 48,000 files to search; " +
+ *     "how many files it had read is not known",
+ * );
+ * assert.equal(
+ *   grepCoverage({ stoppedBy: "time", searched: 14210, listed: 48000, dirsUnread: 0 }, 9),
+ *   "14,210 of 48,000 files searched",
+ * );
+ * ```
  */
 export function grepCoverage(coverage: SearchCoverage, filesWithMatches: number): string {
   if (coverage.searched === null) {
+    const { total } = coverage;
+    // A count cut short before it found a file says nothing.
+    const of = total === undefined || (!total.complete && total.count === 0)
+      ? ""
+      : `, of ${total.complete ? "" : "at least "}${plural(total.count, "file")} to search`;
     return `ripgrep was stopped mid-search with ${plural(filesWithMatches, "file")} matched ` +
-      `so far; how many files it had read is not known`;
+      `so far${of}; how many files it had read is not known`;
   }
   if (coverage.dirsUnread === 0) {
     return `${count(coverage.searched)} of ${plural(coverage.listed, "file")} searched`;

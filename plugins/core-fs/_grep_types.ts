@@ -63,4 +63,9 @@ export interface SearchCoverage {
   listed: number;
   /** Folders the walk had found but not read when it stopped. */
   dirsUnread: number;
+  /**
+   * ripgrep: the files there were to search, as far as a count beside the search got (it
+   * starts at half the time budget); absent when it never started.
+   */
+  total?: { count: number; complete: boolean };
 }

@@ -242,6 +242,31 @@ Deno.test("grep stopped by a tiny time budget mid-search: its note agrees with i
 });
 
 Deno.test({
+  name: "grep with ripgrep stopped by its time budget counts the files there were to search",
+  ignore: !hasRipgrep,
+  fn: async () => {
+    await using wt = await largeTree(30, 100);
+    const registry = new ToolRegistry();
+    registry.register(grepSpec, createGrep({ engine: "rg", budgetMs: 40, maxResults: 0 }));
+    const out = await runTool(wt, "grep", { pattern: "hit one" }, { registry });
+    const note = out.split("\n").at(-1)!;
+    // Whether ripgrep finishes within 40 ms depends on the machine; what a stop says must hold.
+    const stopped = note.match(
+      /^\(partial results: stopped after 40 ms: ripgrep was stopped mid-search with ([\d,]+) files? matched so far(?:, of (at least )?([\d,]+) files? to search)?; how many files it had read is not known; narrow with path= or glob=\)$/,
+    );
+    if (stopped === null) {
+      assert.doesNotMatch(out, /partial results/);
+      return;
+    }
+    if (stopped[3] !== undefined) {
+      const total = Number(stopped[3].replaceAll(",", ""));
+      if (stopped[2] === undefined) assert.equal(total, 3000, note);
+      else assert.ok(total <= 3000, note);
+    }
+  },
+});
+
+Deno.test({
   name: "grep with ripgrep says exactly what it knows when stopped at its result budget",
   ignore: !hasRipgrep,
   fn: async () => {
