@@ -215,6 +215,21 @@ Deno.test("the disk budget removes the oldest outputs and keeps the first part o
   assert.equal(other.save("g").id, "o7");
 });
 
+Deno.test("with tool_output.max_mb 0 nothing is kept and results are cut as before", async () => {
+  await using wt = await tempWorktree({});
+  const store = storeIn(wt.path, 0);
+  const services = { [OUTPUT_STORE_SERVICE]: store };
+  const cut = await runTool(wt, "long_text", {}, {
+    services,
+    registry: registryWithLongText(10_000),
+    config: { tool_max_result_chars: 5000 },
+  });
+  assert.ok(cut.endsWith("\n... (truncated)"));
+  const ran = await runTool(wt, "run_command", { command: "seq 1 500" }, { services });
+  assert.match(ran, /\n\.\.\. \(300 lines omitted\) \.\.\.\n/);
+  assert.deepEqual(store.list(), []);
+});
+
 Deno.test("a cut result says when the disk budget kept only its start", async () => {
   await using wt = await tempWorktree({});
   const store = storeIn(wt.path, 2000);

@@ -23,7 +23,7 @@ export async function runProcessKept(
   ctx: Pick<ToolContext, "services">,
 ): Promise<KeptProcessResult> {
   const store = ctx.services[OUTPUT_STORE_SERVICE] as OutputStore | undefined;
-  if (store === undefined) return await runProcess(options);
+  if (store === undefined || store.maxBytes <= 0) return await runProcess(options);
   const writer = store.create();
   const { onBytes } = options;
   let result: ProcessResult;

@@ -39,7 +39,10 @@ export function capResultKept(
   store: OutputStore | undefined,
 ): string {
   if (maxChars <= 0 || text.length <= maxChars) return text;
-  if (store === undefined || maxChars < NOTE_CHARS * 2) return capResult(text, maxChars);
+  // `tool_output.max_mb: 0` keeps nothing: the result is cut as without a store.
+  if (store === undefined || store.maxBytes <= 0 || maxChars < NOTE_CHARS * 2) {
+    return capResult(text, maxChars);
+  }
   const kept = store.save(text);
   const lines = text.split("\n");
   if (lines.at(-1) === "") lines.pop();
