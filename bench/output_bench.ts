@@ -263,8 +263,7 @@ Target ≤ 5% extra CPU: ${
       ).join("; ")
     }. A command that prints little next to its work costs the same through run_command; one
 that does nothing but print pays for moving every byte through a pipe into Deno, which plain
-run_command pays too: the live view and the kept output add nothing measurable over it (last
-column, within the noise of a shared machine).
+run_command pays too; what the live view and the kept output add is the last column.
 `;
     await Deno.writeTextFile(RESULTS, report);
     await Deno.stdout.write(new TextEncoder().encode(report));
