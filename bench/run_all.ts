@@ -13,6 +13,7 @@ const BENCHES = [
   "policy",
   "policy_test",
   "isolation",
+  "output",
 ];
 /** Sections whose bench runs apart (`deno task bench:peers` needs root and a network namespace). */
 const SEPARATE = ["peers"];

@@ -610,3 +610,25 @@ Deno.test("repl offers to rerun a command the sandbox stopped, once, without it"
     await Deno.remove(marker).catch(() => {});
   }
 });
+
+Deno.test("repl shows a running command's output live, and /output pages the whole of a cut one", async () => {
+  await using wt = await tempWorktree();
+  await wt.write(".replio/config.yaml", "tool_permission:\n  bash: allow\n");
+  await using repl = await TmuxRepl.start(wt.path, ["--trust"]);
+  // The shell computes the markers, so the typed command line does not show them.
+  await repl.enter(
+    '/tool run_command {"command":"echo live-$((40+2)); sleep 3; echo done-$((40+2))"}',
+  );
+  await repl.waitFor("live-42");
+  // Shown while the command still sleeps: its result has not come yet.
+  assert.doesNotMatch(await repl.screen(), /done-42|exit 0/);
+  await repl.waitFor("done-42");
+
+  await repl.enter('/tool run_command {"command":"seq 1 500"}');
+  await repl.waitFor(/… \d+ more lines/);
+  await repl.enter("/output");
+  await repl.waitFor("Kept outputs: o1 (/output ID to read one)");
+  await repl.enter("/output o1 250");
+  await repl.waitFor(/o1: lines 250–\d+ of 500 · \/output o1 \d+ for more/);
+  assert.match(await repl.screen(), /\n250\n251\n/);
+});

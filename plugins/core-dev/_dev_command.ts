@@ -8,6 +8,7 @@ import { delimiter, join } from "node:path";
 import {
   type DenoNeeds,
   describeExit,
+  LiveTail,
   runSandboxed,
   type ToolArgs,
   type ToolContext,
@@ -78,6 +79,8 @@ export async function runDevCommand(
 ): Promise<string> {
   const { command } = await resolveDevCommand(kind, args, ctx);
   const timeoutSeconds = args.timeout ?? ctx.config.get("tool_timeout");
+  // The test run's last lines show while it runs (tool_progress).
+  const live = ctx.progress ? new LiveTail(ctx.progress) : null;
   const result = await runSandboxed(ctx, {
     command,
     cwd: ctx.worktree,
@@ -88,7 +91,8 @@ export async function runDevCommand(
     env: { NO_COLOR: "1", FORCE_COLOR: "0" },
     headLines: HEAD_LINES,
     tailLines: TAIL_LINES,
-  });
+    onBytes: live ? (chunk) => live.push(chunk) : undefined,
+  }).finally(() => live?.stop());
   ctx.signal.throwIfAborted();
   const output = result.output.replace(ANSI_ESCAPE, "");
   const summary = summarizeOutput(output);

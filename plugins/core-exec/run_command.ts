@@ -8,6 +8,7 @@ import { isAbsolute, join, relative, resolve } from "node:path";
 import {
   commandIsolation,
   formatProcessResult,
+  LiveTail,
   type PermissionContext,
   type Resolution,
   runSandboxed,
@@ -30,6 +31,11 @@ const parameters = Type.Object({
     description: "Seconds before the command and its child processes are killed; " +
       "default the tool_timeout setting",
   })),
+  idle_timeout: Type.Optional(Type.Integer({
+    minimum: 1,
+    description: "Seconds without any output after which the command is stopped (a hung " +
+      "prompt); default the tool_idle_timeout setting (0: never)",
+  })),
 });
 
 /** run_command's registration: an exec tool gated by `tool_permission.bash`. */
@@ -50,9 +56,12 @@ export const runCommandSpec = {
   isolation: commandIsolation,
 } satisfies ToolSpec<typeof parameters>;
 
-/** Runs the command line and returns its exit line and output (head and tail if long). */
+/**
+ * Runs the command line and returns its exit line and output (head and tail if long); while
+ * it runs, its last lines go to `ctx.progress`.
+ */
 export async function runCommand(
-  { command, cwd, timeout }: Static<typeof parameters>,
+  { command, cwd, timeout, idle_timeout }: Static<typeof parameters>,
   ctx: ToolContext,
 ): Promise<string> {
   if (command.trim() === "") {
@@ -60,13 +69,17 @@ export async function runCommand(
   }
   const dir = cwd === undefined ? ctx.worktree : await ctx.resolvePath(cwd, "read");
   await assertDirectory(dir, cwd ?? ".");
+  const live = ctx.progress ? new LiveTail(ctx.progress) : null;
+  // Sandboxed where it works; the whole output is kept in the session's store when lines are left out (tool_output).
   const result = await runSandboxed(ctx, {
     command,
     cwd: dir,
     timeoutMs: (timeout ?? ctx.config.get("tool_timeout")) * 1000,
+    idleTimeoutMs: (idle_timeout ?? ctx.config.get("tool_idle_timeout")) * 1000,
     signal: ctx.signal,
     config: ctx.config,
-  });
+    onBytes: live ? (chunk) => live.push(chunk) : undefined,
+  }).finally(() => live?.stop());
   // The registry turns the abort into `Error: cancelled by the user`.
   if (result.cancelled) ctx.signal.throwIfAborted();
   const text = formatProcessResult(result);

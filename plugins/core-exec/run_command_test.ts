@@ -2,7 +2,12 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { PermissionRecord } from "../../src/tools/mod.ts";
 import { HEAD_LINES, TAIL_LINES } from "../../src/plugins/api.ts";
-import { invokeInWorktree, runTool, tempWorktree } from "../../tests/support/worktree.ts";
+import {
+  invokeInWorktree,
+  RecordingSink,
+  runTool,
+  tempWorktree,
+} from "../../tests/support/worktree.ts";
 import { isRunning } from "../../tests/support/process_state.ts";
 
 Deno.test("run_command reports the exit code with merged output", async () => {
@@ -133,4 +138,39 @@ Deno.test("run_command without bash_allow keeps the base action", async () => {
   });
   assert.deepEqual([audit[0]?.action, audit[0]?.reason], ["ask", "tool_permission.bash; headless"]);
   await assert.rejects(Deno.stat(join(wt.path, "marker")), Deno.errors.NotFound);
+});
+
+Deno.test("run_command shows its last lines live while it runs, as tool_progress events", async () => {
+  await using wt = await tempWorktree();
+  const sink = new RecordingSink();
+  const command = "for i in 1 2 3 4 5 6 7 8 9 10; do echo line $i; sleep 0.2; done";
+  const outcome = await invokeInWorktree(wt, "run_command", { command }, { sink });
+  const all = Array.from({ length: 10 }, (_, i) => `line ${i + 1}`);
+  assert.equal(outcome.output, `exit 0\n${all.join("\n")}`);
+  const live = sink.events.filter((e) => e.type === "tool_progress");
+  assert.ok(live.length > 0, "a two-second command reports progress");
+  for (const event of live) {
+    assert.equal(event.id, "call_1");
+    assert.ok(event.lines.length > 0 && event.lines.length <= 8);
+    // Each update is the latest stretch of the output, in order.
+    const start = all.indexOf(event.lines[0]!);
+    assert.deepEqual(event.lines, all.slice(start, start + event.lines.length));
+  }
+  // Progress comes between the call and its result.
+  const types = sink.events.map((e) => e.type);
+  assert.ok(types.indexOf("tool_call") < types.indexOf("tool_progress"));
+  assert.ok(types.lastIndexOf("tool_progress") < types.indexOf("tool_result"));
+});
+
+Deno.test("run_command stops a command silent for idle_timeout and returns what it printed", async () => {
+  await using wt = await tempWorktree();
+  const started = await runTool(wt, "run_command", {
+    command: "echo started; echo waiting for input; sleep 30",
+    idle_timeout: 1,
+  });
+  assert.equal(started, "stopped after 1s without output\nstarted\nwaiting for input");
+  const fromConfig = await runTool(wt, "run_command", { command: "echo a; sleep 30" }, {
+    config: { tool_idle_timeout: 1 },
+  });
+  assert.equal(fromConfig, "stopped after 1s without output\na");
 });

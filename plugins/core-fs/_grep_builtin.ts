@@ -6,7 +6,7 @@
 import { basename } from "node:path";
 import { compileGlob } from "./_match_glob.ts";
 import { createScanTools, type ScanSpec, searchFile } from "./_grep_scan.ts";
-import type { FileMatches, SearchOutcome, SearchRequest } from "./_grep_types.ts";
+import type { FileMatches, SearchCoverage, SearchOutcome, SearchRequest } from "./_grep_types.ts";
 import { pauser, type WalkedFile, walkFiles } from "./_walk.ts";
 
 /** Below this many files a worker's start-up (tens of ms) costs more than it saves. */
@@ -34,16 +34,24 @@ export interface WorkerReply {
  * few milliseconds so that cancellation lands.
  */
 export async function searchBuiltin(request: SearchRequest): Promise<SearchOutcome> {
-  const { target, signal, deadline } = request;
+  const { target, signal, deadline, maxResults } = request;
   let files: WalkedFile[];
-  let complete = true;
+  let stoppedBy: SearchCoverage["stoppedBy"] | null = null;
+  let dirsUnread = 0;
   if (request.isFile) {
     files = [{ path: target, rel: basename(target) }];
   } else {
-    const walk = await walkFiles({ root: target, worktree: request.worktree, signal, deadline });
-    complete = walk.complete;
     const isMatch = request.glob === undefined ? null : await compileGlob(request.glob);
-    files = isMatch ? walk.files.filter((f) => isMatch(f.rel)) : walk.files;
+    const walk = await walkFiles({
+      root: target,
+      worktree: request.worktree,
+      signal,
+      deadline,
+      filter: isMatch ? (f) => isMatch(f.rel) : undefined,
+    });
+    if (walk.stoppedBy) stoppedBy = walk.stoppedBy;
+    dirsUnread = walk.dirsUnread;
+    files = walk.files;
   }
   const spec = {
     source: request.regex.source,
@@ -57,7 +65,11 @@ export async function searchBuiltin(request: SearchRequest): Promise<SearchOutco
     batches.push(paths.slice(Math.max(0, i - BATCH_FILES), i));
   }
   const found: FileMatches[] = [];
-  const pool = paths.length >= PARALLEL_MIN_FILES ? startWorkers(spec, batches, found) : null;
+  const counts = { searched: 0, matched: 0 };
+  const pool = paths.length >= PARALLEL_MIN_FILES
+    ? startWorkers(spec, batches, found, counts)
+    : null;
+  const isFull = () => maxResults > 0 && counts.matched >= maxResults;
   try {
     while (batches.length > 0 || (pool !== null && pool.busy() > 0)) {
       const batch = batches.pop();
@@ -67,20 +79,50 @@ export async function searchBuiltin(request: SearchRequest): Promise<SearchOutco
       }
       for (const path of batch) {
         await tools.pause();
-        if (performance.now() > deadline) {
+        const over = performance.now() > deadline ? "time" : isFull() ? "results" : null;
+        if (over) {
           // Batches still queued (and the rest of this one) are left unsearched.
           batches.length = 0;
-          complete = false;
+          stoppedBy ??= over;
           break;
         }
         const matches = await searchFile(path, tools);
-        if (matches) found.push(matches);
+        counts.searched++;
+        if (matches) {
+          found.push(matches);
+          counts.matched += matches.matchCount;
+        }
       }
     }
   } finally {
     pool?.stop();
   }
-  return { files: found, complete };
+  if (stoppedBy === null) return { files: found, complete: true };
+  return {
+    files: stoppedBy === "results" ? trimToBudget(found, maxResults) : found,
+    complete: false,
+    coverage: { stoppedBy, searched: counts.searched, listed: files.length, dirsUnread },
+  };
+}
+
+/**
+ * Files searched at the same time (by workers, or whole files on this thread) can pass the
+ * result budget: the matches past it are dropped, so a result stopped at N lines has N.
+ */
+function trimToBudget(found: FileMatches[], maxResults: number): FileMatches[] {
+  const kept: FileMatches[] = [];
+  let left = maxResults;
+  for (const file of found) {
+    if (left <= 0) break;
+    if (file.matchCount <= left) {
+      kept.push(file);
+      left -= file.matchCount;
+      continue;
+    }
+    kept.push({ ...file, matched: file.matched.slice(0, left), matchCount: left });
+    left = 0;
+  }
+  return kept;
 }
 
 /** Workers that take batches off the shared stack until it is empty. */
@@ -100,6 +142,7 @@ function startWorkers(
   spec: ScanSpec,
   batches: string[][],
   found: FileMatches[],
+  counts: { searched: number; matched: number },
 ): WorkerPool | null {
   if (WORKER_URL.protocol !== "file:") return null;
   try {
@@ -123,6 +166,8 @@ function startWorkers(
     const worker = new Worker(WORKER_URL, { type: "module" });
     worker.onmessage = (event: MessageEvent<WorkerReply>) => {
       found.push(...event.data.found);
+      counts.searched += working.get(worker)?.length ?? 0;
+      for (const file of event.data.found) counts.matched += file.matchCount;
       working.delete(worker);
       feed(worker);
       wake();

@@ -14,6 +14,9 @@ import { isMissing } from "./_path_errors.ts";
 import { toRustPattern } from "./_pattern.ts";
 import { SKIPPED_DIRS } from "./_walk.ts";
 
+/** Longest wait past the deadline for the file count to finish, so its number is exact. */
+const COUNT_GRACE_MS = 50;
+
 /** Bytes of output read at a time. */
 const READ_BYTES = 1 << 20;
 
@@ -34,10 +37,25 @@ export async function searchRipgrep(
   const pattern = request.regex.flags.includes("u") ? toRustPattern(request.regex.source) : null;
   if (pattern === null) return "unsupported";
   const cwd = request.isFile ? dirname(request.target) : request.target;
+  const budgetMs = Math.max(0, request.deadline - performance.now());
+  // Ends ripgrep early: at the deadline, or once enough lines matched.
   const timeout = new AbortController();
+  let stoppedBy: "time" | "results" = "time";
   const timer = setTimeout(
     () => timeout.abort(),
     Math.max(0, request.deadline - performance.now()),
+  );
+  const onFull = () => {
+    if (timeout.signal.aborted) return;
+    stoppedBy = "results";
+    timeout.abort();
+  };
+  // A search still running at half its time budget may be stopped: from then on the files to
+  // search are counted beside it, so a stopped search can say how many there were.
+  let counter: FileCounter | null = null;
+  const countTimer = request.isFile ? undefined : setTimeout(
+    () => counter = countFiles(request, cwd),
+    Math.max(0, (request.deadline - performance.now()) / 2),
   );
   let child: Deno.ChildProcess;
   try {
@@ -51,20 +69,102 @@ export async function searchRipgrep(
     }).spawn();
   } catch (error) {
     clearTimeout(timer);
+    clearTimeout(countTimer);
     if (error instanceof Deno.errors.NotFound) return "missing";
     throw error;
   }
   try {
-    const { files, isEmpty } = await parseOutput(child.stdout, cwd, request.context);
+    const limit = { max: request.maxResults, onFull };
+    const { files, isEmpty } = await parseOutput(child.stdout, cwd, request.context, limit);
     const status = await child.status;
     request.signal.throwIfAborted();
     // Exit 2 with no output is an error about the pattern or the flags; exit 2 with output
     // means some files could not be read, and the rest stands.
     if (status.code === 2 && isEmpty && !timeout.signal.aborted) return "unsupported";
-    return { files, complete: !timeout.signal.aborted };
+    if (!timeout.signal.aborted) return { files, complete: true };
+    // A killed ripgrep reports nothing of what it had read: only the matches are known, and
+    // how many files there were to search when the count got that far.
+    const grace = Math.min(COUNT_GRACE_MS, budgetMs * 0.1);
+    const total = stoppedBy === "time" ? await (counter as FileCounter | null)?.stop(grace) : null;
+    return {
+      files,
+      complete: false,
+      coverage: {
+        stoppedBy,
+        searched: null,
+        listed: total?.count ?? 0,
+        dirsUnread: 0,
+        ...(total ? { total } : {}),
+      },
+    };
   } finally {
     clearTimeout(timer);
+    clearTimeout(countTimer);
+    await (counter as FileCounter | null)?.stop();
   }
+}
+
+/** Files counted by `rg --files`, and whether the count finished. */
+export interface FileCount {
+  count: number;
+  complete: boolean;
+}
+
+/** A running count of the files a search covers. */
+interface FileCounter {
+  /**
+   * Ends the count, after letting it finish for up to `graceMs`, and returns what it reached.
+   */
+  stop(graceMs?: number): Promise<FileCount>;
+}
+
+/** Counts the files ripgrep would search, with the same filters, as `rg --files` lists them. */
+function countFiles(request: SearchRequest, cwd: string): FileCounter {
+  const kill = new AbortController();
+  let count = 0;
+  let complete = false;
+  const done = (async () => {
+    let child: Deno.ChildProcess;
+    try {
+      child = new Deno.Command("rg", {
+        args: [...filterArgs(request), "--files", "--", "."],
+        cwd,
+        stdin: "null",
+        stdout: "piped",
+        stderr: "null",
+        signal: AbortSignal.any([request.signal, kill.signal]),
+      }).spawn();
+    } catch {
+      return; // no count: the note says less
+    }
+    try {
+      for await (const chunk of child.stdout) {
+        for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) count++;
+      }
+      // The end of the list, unless the kill cut it short.
+      complete = !kill.signal.aborted;
+    } catch {
+      // killed mid-count: what was counted stands, as a lower bound
+    }
+    if ((await child.status).code !== 0 && !kill.signal.aborted) complete = false;
+  })();
+  let stopped: Promise<FileCount> | null = null;
+  return {
+    stop: (graceMs = 0) =>
+      stopped ??= (async () => {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        if (graceMs > 0) {
+          await Promise.race([
+            done,
+            new Promise((resolve) => timer = setTimeout(resolve, graceMs)),
+          ]);
+          clearTimeout(timer);
+        }
+        kill.abort();
+        await done;
+        return { count, complete };
+      })(),
+  };
 }
 
 /**
@@ -76,10 +176,7 @@ export async function searchRipgrep(
  */
 function ripgrepArgs(request: SearchRequest, pattern: string): string[] {
   const args = [
-    "--no-config",
-    "--hidden",
-    "--no-require-git",
-    "--no-ignore-global",
+    ...filterArgs(request),
     "--encoding",
     "none",
     "--null",
@@ -91,10 +188,16 @@ function ripgrepArgs(request: SearchRequest, pattern: string): string[] {
     request.ignoreCase ? "--ignore-case" : "--case-sensitive",
   ];
   if (request.context > 0) args.push("--context", String(request.context));
+  args.push("--regexp", pattern, "--", request.isFile ? request.target : ".");
+  return args;
+}
+
+/** Which files ripgrep looks at: the search and the file count ({@link countFiles}) share them. */
+function filterArgs(request: SearchRequest): string[] {
+  const args = ["--no-config", "--hidden", "--no-require-git", "--no-ignore-global"];
   // Globs are matched against paths relative to the working directory, which is the target.
   if (request.glob !== undefined && !request.isFile) args.push("--glob", request.glob);
   for (const dir of SKIPPED_DIRS) args.push("--glob", `!${dir}/`);
-  args.push("--regexp", pattern, "--", request.isFile ? request.target : ".");
   return args;
 }
 
@@ -108,8 +211,10 @@ async function parseOutput(
   stdout: ReadableStream<Uint8Array>,
   cwd: string,
   context: number,
+  limit: { max: number; onFull: () => void },
 ): Promise<{ files: FileMatches[]; isEmpty: boolean }> {
   const files: FileMatches[] = [];
+  let matchedLines = 0;
   const binary = new Set<FileMatches>();
   let current: FileMatches | null = null;
   let currentName = "";
@@ -121,6 +226,12 @@ async function parseOutput(
       return;
     }
     const name = line.slice(0, nul);
+    let at = nul + 1;
+    while (line.charCodeAt(at) >= 48 && line.charCodeAt(at) <= 57) at++;
+    // Past the result budget only the context after the last match is still taken: what
+    // ripgrep printed before it was stopped is not counted as found.
+    const isFull = limit.max > 0 && matchedLines >= limit.max;
+    if (isFull && (name !== currentName || line[at] === ":")) return;
     if (current === null || name !== currentName) {
       const path = resolve(cwd, name);
       const mtime = mtimeOf(path);
@@ -129,12 +240,11 @@ async function parseOutput(
       currentName = name;
       files.push(current);
     }
-    let at = nul + 1;
-    while (line.charCodeAt(at) >= 48 && line.charCodeAt(at) <= 57) at++;
     const number = Number(line.slice(nul + 1, at));
     const text = line.slice(at + 1);
     if (line[at] === ":") {
       current.matchCount++;
+      if (++matchedLines === limit.max) limit.onFull();
       if (current.matched.length >= MAX_STORED_MATCHES) return;
       current.matched.push(number);
       current.lines.set(number, text);

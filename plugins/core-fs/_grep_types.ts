@@ -24,6 +24,8 @@ export interface SearchRequest {
   signal: AbortSignal;
   /** The `performance.now()` time after which the search returns what it has. */
   deadline: number;
+  /** Matched lines after which the search stops and returns them; 0 = unlimited. */
+  maxResults: number;
 }
 
 /** The matches in one file. */
@@ -44,4 +46,26 @@ export interface FileMatches {
 export interface SearchOutcome {
   files: FileMatches[];
   complete: boolean;
+  /** For an incomplete search: what stopped it and what is exactly known of the rest. */
+  coverage?: SearchCoverage;
+}
+
+/**
+ * What an incomplete search covered, as far as the engine knows it exactly: the built-in
+ * engine counts every file; ripgrep, killed mid-search, cannot say which files it had read.
+ */
+export interface SearchCoverage {
+  /** The time budget ran out, or `maxResults` matched lines were found. */
+  stoppedBy: "time" | "results";
+  /** Files searched to the end; `null` when the engine cannot know (ripgrep). */
+  searched: number | null;
+  /** Files found to search (after the glob); with `dirsUnread` 0 this is all of them. */
+  listed: number;
+  /** Folders the walk had found but not read when it stopped. */
+  dirsUnread: number;
+  /**
+   * ripgrep: the files there were to search, as far as a count beside the search got (it
+   * starts at half the time budget); absent when it never started.
+   */
+  total?: { count: number; complete: boolean };
 }

@@ -1,6 +1,7 @@
 /**
  * The directory walk behind glob and grep's built-in engine: ignore files as git and ripgrep
- * read them, the skipped directories, symlinks left alone, and a time budget.
+ * read them, the skipped directories, symlinks left alone, and a time and a result budget
+ * (`search.time_budget`, `search.max_results`).
  * @module
  */
 import type { Ignore } from "ignore";
@@ -24,9 +25,6 @@ export const SKIPPED_DIRS: readonly string[] = [
   ".pytest_cache",
   ".ruff_cache",
 ];
-
-/** Milliseconds a glob or grep may search before it returns what it found with a note. */
-export const SEARCH_BUDGET_MS = 20_000;
 
 /**
  * Ignore files read in each directory, lowest precedence first, as ripgrep reads them;
@@ -54,12 +52,22 @@ export interface WalkOptions {
   signal: AbortSignal;
   /** The `performance.now()` time after which the walk stops early. */
   deadline: number;
+  /** Keeps only the files it accepts (glob's pattern); all files when absent. */
+  filter?: ((file: WalkedFile) => boolean) | undefined;
+  /** Stops once this many files were kept; unlimited when absent or 0. */
+  maxFiles?: number | undefined;
 }
 
 /** The files found, and whether the walk finished before its deadline. */
 export interface WalkResult {
   files: WalkedFile[];
   complete: boolean;
+  /** What stopped an incomplete walk: its deadline or `maxFiles`. */
+  stoppedBy: "time" | "results" | null;
+  /** Regular files the walk looked at, kept or not. */
+  seen: number;
+  /** Folders found but not yet read when the walk stopped: the part left unsearched. */
+  dirsUnread: number;
 }
 
 /** Ignore rules read in one directory; they match paths relative to it. */
@@ -81,11 +89,21 @@ export async function walkFiles(options: WalkOptions): Promise<WalkResult> {
   const readRules = (dir: string, entries: readonly Deno.DirEntry[] | null) =>
     readDirRules(dir, entries, ignore);
   const files: WalkedFile[] = [];
+  const { filter, maxFiles = 0 } = options;
+  let seen = 0;
   const pending = [{ dir: root, rel: "", rules: ancestorRules(root, options.worktree, readRules) }];
   const pause = pauser(signal);
+  const stop = (stoppedBy: "time" | "results"): WalkResult => ({
+    files,
+    complete: false,
+    stoppedBy,
+    seen,
+    dirsUnread: pending.length,
+  });
   while (pending.length > 0) {
     await pause();
-    if (performance.now() > deadline) return { files, complete: false };
+    if (performance.now() > deadline) return stop("time");
+    if (maxFiles > 0 && files.length >= maxFiles) return stop("results");
     const { dir, rel, rules } = pending.pop()!;
     const entries = readEntries(dir);
     const own = readRules(dir, entries);
@@ -96,11 +114,16 @@ export async function walkFiles(options: WalkOptions): Promise<WalkResult> {
       const path = join(dir, entry.name);
       if (isIgnored(active, path, entry.isDirectory)) continue;
       const entryRel = rel === "" ? entry.name : `${rel}/${entry.name}`;
-      if (entry.isDirectory) pending.push({ dir: path, rel: entryRel, rules: active });
-      else files.push({ path, rel: entryRel });
+      if (entry.isDirectory) {
+        pending.push({ dir: path, rel: entryRel, rules: active });
+        continue;
+      }
+      seen++;
+      const file = { path, rel: entryRel };
+      if (!filter || filter(file)) files.push(file);
     }
   }
-  return { files, complete: true };
+  return { files, complete: true, stoppedBy: null, seen, dirsUnread: 0 };
 }
 
 /**

@@ -9,7 +9,8 @@ import { isMissing } from "./_path_errors.ts";
 import { displayPath } from "./_display.ts";
 import { newestFirst } from "./_newest_first.ts";
 import { compileGlob } from "./_match_glob.ts";
-import { SEARCH_BUDGET_MS, walkFiles } from "./_walk.ts";
+import { walkFiles } from "./_walk.ts";
+import { count, plural, type SearchBudget, searchBudget, stoppedClause } from "./_budget_note.ts";
 import DESCRIPTION from "./glob.md" with { type: "text" };
 
 /** Paths listed before the rest are summarised: enough to choose from, short in context. */
@@ -47,20 +48,25 @@ export const globSpec = {
 
 /** Options for {@link createGlob}; tests shorten the budget. */
 export interface GlobOptions {
-  /** Milliseconds to search before returning what was found. */
+  /** Milliseconds to search before returning what was found; overrides `search.time_budget`. */
   budgetMs?: number;
+  /** Matching files after which the walk stops; overrides `search.max_results`. */
+  maxResults?: number;
 }
 
-/** A glob handler with the given time budget. */
+/** A glob handler with the given budgets. */
 export function createGlob(options: GlobOptions = {}): ToolHandler<GlobArgs> {
-  const budgetMs = options.budgetMs ?? SEARCH_BUDGET_MS;
-  return async (args, ctx) => await findFiles(args, ctx, budgetMs);
+  return async (args, ctx) => await findFiles(args, ctx, searchBudget(ctx, options));
 }
 
 /** Lists files matching the pattern, most recently modified first. */
 export const globFiles: ToolHandler<GlobArgs> = createGlob();
 
-async function findFiles(args: GlobArgs, ctx: ToolContext, budgetMs: number): Promise<string> {
+async function findFiles(
+  args: GlobArgs,
+  ctx: ToolContext,
+  budget: SearchBudget,
+): Promise<string> {
   const root = await ctx.resolvePath(args.path ?? ".", "read");
   const shownRoot = displayPath(root, ctx.worktree);
   await assertDirectory(root, shownRoot);
@@ -69,16 +75,22 @@ async function findFiles(args: GlobArgs, ctx: ToolContext, budgetMs: number): Pr
     root,
     worktree: ctx.worktree,
     signal: ctx.signal,
-    deadline: performance.now() + budgetMs,
+    deadline: performance.now() + budget.timeMs,
+    filter: (f) => isMatch(f.rel),
+    maxFiles: budget.maxResults,
   });
-  const matches = await newestFirst(walk.files.filter((f) => isMatch(f.rel)), ctx.signal);
+  const matches = await newestFirst(walk.files, ctx.signal);
   const where = shownRoot === "." ? "" : ` in ${shownRoot}`;
-  const stopped = `the search stopped after ${budgetMs / 1000} s`;
+  // The walk knows exactly what it read and which folders it had still to read.
+  const partial = walk.stoppedBy
+    ? `${stoppedClause(walk.stoppedBy, budget, "matching files")}: ` +
+      `${count(walk.seen)} files looked at, ${plural(walk.dirsUnread, "folder")} not yet ` +
+      `read; narrow with path=`
+    : "";
   if (matches.length === 0) {
-    return walk.complete
+    return partial === ""
       ? `(no files match "${args.pattern}"${where})`
-      : `(no files match "${args.pattern}"${where} in the part searched: ${stopped}: ` +
-        `narrow the path)`;
+      : `(no files match "${args.pattern}"${where} in the part searched: ${partial})`;
   }
   const lines = matches.slice(0, MAX_RESULTS).map((f) => displayPath(f.path, ctx.worktree));
   if (matches.length > MAX_RESULTS) {
@@ -87,7 +99,7 @@ async function findFiles(args: GlobArgs, ctx: ToolContext, budgetMs: number): Pr
         `narrow the pattern or the path)`,
     );
   }
-  if (!walk.complete) lines.push(`(results are partial: ${stopped}: narrow the path)`);
+  if (partial !== "") lines.push(`(partial results: ${partial})`);
   return lines.join("\n");
 }
 

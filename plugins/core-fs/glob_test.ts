@@ -99,7 +99,24 @@ Deno.test("glob returns what it found with a note when its time budget runs out"
   registry.register(globSpec, createGlob({ budgetMs: 0 }));
   assert.equal(
     await runTool(wt, "glob", { pattern: "*.ts" }, { registry }),
-    '(no files match "*.ts" in the part searched: the search stopped after 0 s: narrow the path)',
+    '(no files match "*.ts" in the part searched: stopped after 0 ms: 0 files looked at, ' +
+      "1 folder not yet read; narrow with path=)",
+  );
+});
+
+Deno.test("glob stops at its result budget and says what it left unread", async () => {
+  const files: Record<string, string> = {};
+  for (let d = 0; d < 5; d++) for (let f = 0; f < 10; f++) files[`d${d}/f${f}.ts`] = "";
+  await using wt = await tempWorktree(files);
+  const registry = new ToolRegistry();
+  registry.register(globSpec, createGlob({ maxResults: 10 }));
+  const lines = (await runTool(wt, "glob", { pattern: "*.ts" }, { registry })).split("\n");
+  // The walk reads one folder at a time: it stops after the first full folder.
+  assert.equal(lines.length, 11);
+  assert.equal(
+    lines.at(-1),
+    "(partial results: stopped at 10 matching files (search.max_results): 10 files looked " +
+      "at, 4 folders not yet read; narrow with path=)",
   );
 });
 

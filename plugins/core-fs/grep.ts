@@ -13,7 +13,7 @@ import { searchBuiltin } from "./_grep_builtin.ts";
 import { searchRipgrep } from "./_grep_ripgrep.ts";
 import { dropIdentityEscapes } from "./_pattern.ts";
 import type { FileMatches, SearchOutcome, SearchRequest } from "./_grep_types.ts";
-import { SEARCH_BUDGET_MS } from "./_walk.ts";
+import { grepCoverage, type SearchBudget, searchBudget, stoppedClause } from "./_budget_note.ts";
 import DESCRIPTION from "./grep.md" with { type: "text" };
 
 /** Matched lines shown before the rest are counted: enough to act on, short in context. */
@@ -85,14 +85,16 @@ export const grepSpec = {
 export interface GrepOptions {
   /** Overrides `REPLIO_GREP_ENGINE`. */
   engine?: GrepEngine;
-  /** Milliseconds to search before returning what was found. */
+  /** Milliseconds to search before returning what was found; overrides `search.time_budget`. */
   budgetMs?: number;
+  /** Matched lines after which the search stops; overrides `search.max_results`. */
+  maxResults?: number;
 }
 
-/** A grep handler with the given engine and time budget. */
+/** A grep handler with the given engine and budgets. */
 export function createGrep(options: GrepOptions = {}): ToolHandler<GrepArgs> {
   return async (args, ctx) =>
-    await grep(args, ctx, options.engine ?? engineFromEnv(), options.budgetMs ?? SEARCH_BUDGET_MS);
+    await grep(args, ctx, options.engine ?? engineFromEnv(), searchBudget(ctx, options));
 }
 
 /** Searches file contents; the engine comes from `REPLIO_GREP_ENGINE`, else `auto`. */
@@ -102,7 +104,7 @@ async function grep(
   args: GrepArgs,
   ctx: ToolContext,
   engine: GrepEngine,
-  budgetMs: number,
+  budget: SearchBudget,
 ): Promise<string> {
   const target = await ctx.resolvePath(args.path ?? ".", "read");
   const shownTarget = displayPath(target, ctx.worktree);
@@ -115,7 +117,8 @@ async function grep(
     glob: args.glob,
     context: args.context ?? 0,
     signal: ctx.signal,
-    deadline: performance.now() + budgetMs,
+    deadline: performance.now() + budget.timeMs,
+    maxResults: budget.maxResults,
   };
   let outcome: SearchOutcome | null = null;
   if (engine !== "builtin") {
@@ -130,22 +133,22 @@ async function grep(
   }
   outcome ??= await searchBuiltin(request);
   const files = await newestFirst(outcome.files, ctx.signal);
-  const stopped = `the search stopped after ${budgetMs / 1000} s`;
+  const partial = outcome.coverage
+    ? `${stoppedClause(outcome.coverage.stoppedBy, budget, "matching lines")}: ` +
+      `${grepCoverage(outcome.coverage, files.length)}; narrow with path= or glob=`
+    : "";
   if (files.length === 0) {
     const where = shownTarget === "." ? "" : ` in ${shownTarget}`;
-    return outcome.complete
+    return partial === ""
       ? `(no matches for "${args.pattern}"${where})`
-      : `(no matches for "${args.pattern}"${where} in the part searched: ${stopped}: ` +
-        `narrow the path or add a glob)`;
+      : `(no matches for "${args.pattern}"${where} in the part searched: ${partial})`;
   }
   const maxChars = ctx.config.get("tool_max_result_chars");
   const lines = formatMatches(files, request, {
     worktree: ctx.worktree,
     budget: maxChars === 0 ? Infinity : maxChars - FRAME_CHARS,
   });
-  if (!outcome.complete) {
-    lines.push(`(results are partial: ${stopped}: narrow the path or add a glob)`);
-  }
+  if (partial !== "") lines.push(`(partial results: ${partial})`);
   return lines.join("\n");
 }
 

@@ -166,9 +166,127 @@ Deno.test("grep returns partial results with a note when its time budget runs ou
   await using wt = await tempWorktree({ "a.txt": "x\n" });
   assert.equal(
     await runTool(wt, "grep", { pattern: "x" }, { registry: grepRegistry("builtin", 0) }),
-    '(no matches for "x" in the part searched: the search stopped after 0 s: narrow the ' +
-      "path or add a glob)",
+    '(no matches for "x" in the part searched: stopped after 0 ms: 0 of the 0 files ' +
+      "listed so far searched, 1 folder not yet listed; narrow with path= or glob=)",
   );
+});
+
+/** A tree of `dirs` folders with `perDir` files, each holding two matching lines. */
+async function largeTree(dirs: number, perDir: number): Promise<TempWorktree> {
+  const wt = await tempWorktree({});
+  for (let d = 0; d < dirs; d++) {
+    await Deno.mkdir(join(wt.path, `d${d}`));
+    for (let f = 0; f < perDir; f++) {
+      await Deno.writeTextFile(join(wt.path, `d${d}`, `f${f}.txt`), "hit one\nmiss\nhit two\n");
+    }
+  }
+  return wt;
+}
+
+Deno.test("grep over a large tree stops at its result budget with an exact note", async () => {
+  await using wt = await largeTree(30, 100);
+  const registry = new ToolRegistry();
+  registry.register(grepSpec, createGrep({ engine: "builtin", maxResults: 50 }));
+  const out = await runTool(wt, "grep", { pattern: "hit" }, { registry });
+  const lines = out.split("\n");
+  const note = lines.at(-1)!;
+  const found = note.match(
+    /^\(partial results: stopped at 50 matching lines \(search\.max_results\): ([\d,]+) of 3,000 files searched; narrow with path= or glob=\)$/,
+  );
+  assert.ok(found, note);
+  const searched = Number(found[1]!.replaceAll(",", ""));
+  assert.ok(searched >= 25 && searched < 3000, note);
+  // Exactly the budget is returned, although more files may have been searched meanwhile.
+  const shown = lines.filter((l) => /^d\d+\/f\d+\.txt:\d+: hit/.test(l));
+  assert.equal(shown.length, 50);
+});
+
+Deno.test("grep's time budget stops the walk of a large tree with what it left unread", async () => {
+  await using wt = await largeTree(30, 10);
+  const registry = new ToolRegistry();
+  registry.register(grepSpec, createGrep({ engine: "builtin" }));
+  const out = await runTool(wt, "grep", { pattern: "hit" }, {
+    registry,
+    config: { "search.time_budget": 0.000001 },
+  });
+  assert.equal(
+    out,
+    '(no matches for "hit" in the part searched: stopped after 0 ms: 0 of the 0 files ' +
+      "listed so far searched, 1 folder not yet listed; narrow with path= or glob=)",
+  );
+});
+
+Deno.test("grep stopped by a tiny time budget mid-search: its note agrees with its results", async () => {
+  await using wt = await largeTree(30, 100);
+  const registry = new ToolRegistry();
+  registry.register(grepSpec, createGrep({ engine: "builtin", budgetMs: 30, maxResults: 0 }));
+  const out = await runTool(wt, "grep", { pattern: "hit one" }, { registry });
+  const lines = out.split("\n");
+  const note = lines.at(-1)!;
+  // Where the 30 ms run out depends on the machine: the note must be exact wherever it is.
+  const stopped = note.match(
+    /^\(partial results: stopped after 30 ms: ([\d,]+) of (?:the )?([\d,]+) files? (?:listed so far )?searched(?:, ([\d,]+) folders? not yet listed)?; narrow with path= or glob=\)$/,
+  );
+  if (stopped === null) {
+    assert.doesNotMatch(out, /partial results/);
+    return;
+  }
+  const searched = Number(stopped[1]!.replaceAll(",", ""));
+  const listed = Number(stopped[2]!.replaceAll(",", ""));
+  assert.ok(searched <= listed && listed <= 3000, note);
+  if (stopped[3] === undefined) assert.equal(listed, 3000, "no folder unread: all listed");
+  // Every searched file holds one "hit one": the matches shown are exactly the files searched.
+  const matches = lines.filter((l) => l.endsWith(": hit one")).length;
+  const counted = out.match(/of (\d+) matches/)?.[1];
+  assert.equal(counted === undefined ? matches : Number(counted), searched);
+});
+
+Deno.test({
+  name: "grep with ripgrep stopped by its time budget counts the files there were to search",
+  ignore: !hasRipgrep,
+  fn: async () => {
+    await using wt = await largeTree(30, 100);
+    const registry = new ToolRegistry();
+    registry.register(grepSpec, createGrep({ engine: "rg", budgetMs: 40, maxResults: 0 }));
+    const out = await runTool(wt, "grep", { pattern: "hit one" }, { registry });
+    const note = out.split("\n").at(-1)!;
+    // Whether ripgrep finishes within 40 ms depends on the machine; what a stop says must hold.
+    const stopped = note.match(
+      /^\(partial results: stopped after 40 ms: ripgrep was stopped mid-search with ([\d,]+) files? matched so far(?:, of (at least )?([\d,]+) files? to search)?; how many files it had read is not known; narrow with path= or glob=\)$/,
+    );
+    if (stopped === null) {
+      assert.doesNotMatch(out, /partial results/);
+      return;
+    }
+    if (stopped[3] !== undefined) {
+      const total = Number(stopped[3].replaceAll(",", ""));
+      if (stopped[2] === undefined) assert.equal(total, 3000, note);
+      else assert.ok(total <= 3000, note);
+    }
+  },
+});
+
+Deno.test({
+  name: "grep with ripgrep says exactly what it knows when stopped at its result budget",
+  ignore: !hasRipgrep,
+  fn: async () => {
+    await using wt = await largeTree(30, 100);
+    const registry = new ToolRegistry();
+    registry.register(grepSpec, createGrep({ engine: "rg", maxResults: 50 }));
+    const out = await runTool(wt, "grep", { pattern: "hit" }, { registry });
+    const note = out.split("\n").at(-1)!;
+    const found = note.match(
+      /^\(partial results: stopped at 50 matching lines \(search\.max_results\): ripgrep was stopped mid-search with ([\d,]+) files? matched so far; how many files it had read is not known; narrow with path= or glob=\)$/,
+    );
+    assert.ok(found, note);
+    const files = new Set(
+      out.split("\n").filter((l) => l.includes(": hit")).map((l) => l.split(":")[0]),
+    );
+    assert.equal(files.size, Number(found[1]!.replaceAll(",", "")));
+    // What ripgrep printed past the budget is not taken: exactly 50 matches, 2 per file.
+    assert.equal(out.split("\n").filter((l) => l.includes(": hit")).length, 50);
+    assert.equal(files.size, 25);
+  },
 });
 
 Deno.test("grep does not follow symlinks, and asks before searching one that leads outside", async () => {

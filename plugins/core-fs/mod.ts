@@ -8,6 +8,7 @@ import { fileWriteSpec, writeFile } from "./file_write.ts";
 import { globFiles, globSpec } from "./glob.ts";
 import { grepFiles, grepSpec } from "./grep.ts";
 import { listDir, listDirSpec } from "./list_dir.ts";
+import { readToolOutput, toolOutputSpec } from "./tool_output.ts";
 
 /** replio-core-fs's tools. */
 export const plugin: Plugin = {
@@ -18,5 +19,6 @@ export const plugin: Plugin = {
     defineTool(fileWriteSpec, writeFile),
     defineTool(globSpec, globFiles),
     defineTool(grepSpec, grepFiles),
+    defineTool(toolOutputSpec, readToolOutput),
   ],
 };

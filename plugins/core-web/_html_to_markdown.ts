@@ -4,6 +4,7 @@
  * on first use.
  * @module
  */
+import { addReadingRules } from "./_markdown_rules.ts";
 
 /** Elements that are never content, removed before Readability looks for the article. */
 const NEVER_CONTENT = "script, style, noscript, template, iframe, svg, canvas, nav, " +
@@ -85,6 +86,7 @@ export async function htmlToMarkdown(html: string, pageUrl: URL): Promise<Markdo
       return `${prefix}${body}${node.nextSibling && !body.endsWith("\n") ? "\n" : ""}`;
     },
   });
+  addReadingRules(turndown);
   turndown.addRule("script-links", {
     filter: (node: HtmlElement) =>
       node.nodeName === "A" && /^javascript:/i.test(node.getAttribute("href") ?? ""),

@@ -9,11 +9,15 @@ import { type Static, Type } from "@sinclair/typebox";
 import type { ToolContext, ToolSpec } from "../../src/plugins/api.ts";
 import { fetchGuarded, type GuardedResponse } from "./_fetch_guarded.ts";
 import { htmlToMarkdown } from "./_html_to_markdown.ts";
+import { pdfToText } from "./_pdf_to_text.ts";
 import { recallResult } from "./_result_ids.ts";
 import DESCRIPTION from "./web_fetch.md" with { type: "text" };
 
-/** Pages kept for paging through windows without downloading and converting them again. */
-const CACHED_PAGES = 4;
+/**
+ * Pages kept for paging through windows without downloading and converting them again, and
+ * for fetching a page again with its validators (a `304 Not Modified` reuses the copy).
+ */
+const CACHED_PAGES = 8;
 /** A window ends at a line break when one falls in its last part, so lines stay whole. */
 const LINE_SNAP_SHARE = 0.5;
 /** Bytes sniffed for a `<meta charset>` when the header names none (the HTML spec's 1024). */
@@ -72,6 +76,9 @@ interface Page {
   url: URL;
   header: string;
   text: string;
+  /** The validators the server sent, for a conditional fetch of the same URL. */
+  etag?: string;
+  lastModified?: string;
 }
 
 const cache = new Map<string, Page>();
@@ -85,9 +92,10 @@ export async function fetchWebPage(
   const allowPrivate = ctx.config.get("web.allow_private");
   // Keyed by worktree and policy too, so a page fetched under one setting never leaks to another.
   const key = `${ctx.worktree}\n${allowPrivate}\n${target.href}`;
-  let page = offset > 0 ? cache.get(key) : undefined;
+  const cached = cache.get(key);
+  let page = offset > 0 ? cached : undefined;
   if (page === undefined) {
-    const loaded = await loadPage(target, ctx);
+    const loaded = await loadPage(target, ctx, cached);
     if (typeof loaded === "string") return loaded;
     page = loaded;
   }
@@ -144,8 +152,11 @@ function parseWebUrl(text: string): URL {
   return parsed;
 }
 
-/** Downloads and converts a page; a PDF or binary gives its one-line description instead. */
-async function loadPage(url: URL, ctx: ToolContext): Promise<Page | string> {
+/**
+ * Downloads and converts a page; a binary gives its one-line description instead. With a copy
+ * fetched before, the request carries its validators, and `304 Not Modified` reuses it.
+ */
+async function loadPage(url: URL, ctx: ToolContext, cached?: Page): Promise<Page | string> {
   const { config } = ctx;
   const action = `Cannot fetch "${url.href}"`;
   const maxBytes = config.get("web.fetch_max_bytes");
@@ -157,11 +168,15 @@ async function loadPage(url: URL, ctx: ToolContext): Promise<Page | string> {
     maxRedirects: config.get("web.max_redirects"),
     signal: ctx.signal,
     headers: {
-      accept: "text/html,application/xhtml+xml,application/json;q=0.9,text/plain;q=0.8,*/*;q=0.5",
+      accept: "text/html,application/xhtml+xml,application/json;q=0.9,text/plain;q=0.8," +
+        "application/pdf;q=0.8,*/*;q=0.5",
       "user-agent": "Mozilla/5.0 (compatible; replio web_fetch)",
+      ...(cached?.etag ? { "if-none-match": cached.etag } : {}),
+      ...(cached?.lastModified ? { "if-modified-since": cached.lastModified } : {}),
     },
     wantsBody: (r) => r.ok && kindOf(mediaType(r.headers), null) !== "binary",
   });
+  if (response.status === 304 && cached) return cached;
   if (response.status < 200 || response.status > 299) {
     throw new Error(
       `${action}: HTTP ${response.status} ${response.statusText}: check the URL, or find the ` +
@@ -183,14 +198,48 @@ async function loadPage(url: URL, ctx: ToolContext): Promise<Page | string> {
         `web.fetch_max_bytes)`,
     );
   }
+  const validators = {
+    ...(response.headers.get("etag") ? { etag: response.headers.get("etag")! } : {}),
+    ...(response.headers.get("last-modified")
+      ? { lastModified: response.headers.get("last-modified")! }
+      : {}),
+  };
+  if (kind === "pdf") return await loadPdf(response, body, lines, validators);
   const text = decodeBody(body, charsetOf(response.headers, kind === "html" ? body : null));
-  if (kind === "text") return { url: response.url, header: lines.join("\n"), text };
+  if (kind === "text") return { url: response.url, header: lines.join("\n"), text, ...validators };
   const { title, markdown } = await htmlToMarkdown(text, response.url);
   return {
     url: response.url,
     header: [...(title === "" ? [] : [`# ${title}`]), ...lines].join("\n"),
     text: markdown,
+    ...validators,
   };
+}
+
+/** A PDF's text per page; one cut short by `web.fetch_max_bytes` cannot be read at all. */
+async function loadPdf(
+  response: GuardedResponse,
+  body: Uint8Array,
+  lines: string[],
+  validators: Pick<Page, "etag" | "lastModified">,
+): Promise<Page> {
+  const action = `Cannot read the PDF at "${response.url.href}"`;
+  if (response.isTruncated) {
+    throw new Error(
+      `${action}: it is larger than web.fetch_max_bytes (${body.length} bytes downloaded), ` +
+        "and a PDF cut short cannot be read: raise web.fetch_max_bytes",
+    );
+  }
+  let pdf;
+  try {
+    pdf = await pdfToText(body);
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error);
+    throw new Error(`${action}: ${detail}: look for an HTML version of it`);
+  }
+  lines[0] = `${lines[0]} (PDF, ${pdf.pages} ${pdf.pages === 1 ? "page" : "pages"})`;
+  const header = [...(pdf.title === "" ? [] : [`# ${pdf.title}`]), ...lines].join("\n");
+  return { url: response.url, header, text: pdf.text, ...validators };
 }
 
 /** The media type without parameters, lower case; empty when the server sent none. */
@@ -202,15 +251,17 @@ function mediaType(headers: Headers): string {
  * How to show a body of media type `type`. Without a useful type, the first bytes decide
  * (`body` null means not downloaded yet: assume text until seen).
  */
-function kindOf(type: string, body: Uint8Array | null): "html" | "text" | "binary" {
+function kindOf(type: string, body: Uint8Array | null): "html" | "text" | "pdf" | "binary" {
   if (HTML_TYPES.has(type)) return "html";
+  if (type === "application/pdf" || type === "application/x-pdf") return "pdf";
   if (type.startsWith("text/") || TEXT_TYPES.has(type) || /\+(json|xml)$/.test(type)) {
     return "text";
   }
   if (type !== "" && type !== "application/octet-stream") return "binary";
   if (body === null) return "text";
   const head = new TextDecoder().decode(body.subarray(0, CHARSET_SNIFF_BYTES));
-  if (head.includes("\0") || head.startsWith("%PDF-")) return "binary";
+  if (head.startsWith("%PDF-")) return "pdf";
+  if (head.includes("\0")) return "binary";
   return /^\s*(<!doctype html|<html)/i.test(head) ? "html" : "text";
 }
 
@@ -218,12 +269,6 @@ function describeBinary(response: GuardedResponse, type: string): string {
   const length = response.headers.get("content-length") ??
     (response.body === null || response.isTruncated ? null : String(response.body.length));
   const size = length === null ? "size unknown" : `${length} bytes`;
-  const sniffedPdf = response.body !== null &&
-    new TextDecoder().decode(response.body.subarray(0, 5)) === "%PDF-";
-  if (type === "application/pdf" || sniffedPdf) {
-    return `${response.url.href} is a PDF document (${type || "no content type"}, ${size}): ` +
-      `web_fetch cannot show its text; look for an HTML version of it`;
-  }
   return `${response.url.href} is binary content (${type || "no content type"}, ${size}): ` +
     `web_fetch shows only HTML, text and JSON`;
 }

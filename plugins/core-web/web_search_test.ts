@@ -313,3 +313,71 @@ Deno.test("web_search refuses an empty query", async () => {
     `Error: Cannot search for "  ": the query is empty: pass the words to find`,
   );
 });
+
+Deno.test("web_search asks web.search_backends together and merges their results", async () => {
+  await using server = serveRoutes({
+    "/html/": () => new Response(DUCKDUCKGO_PAGE, { headers: { "content-type": "text/html" } }),
+    "/search": () => Response.json(SEARXNG_REPLY),
+  });
+  await using wt = await tempWorktree();
+  const out = await runTool(wt, "web_search", { query: "deno permissions" }, {
+    config: {
+      "web.search_backends": ["duckduckgo", "searxng"],
+      "web.duckduckgo_url": `${server.origin}/html/`,
+      "web.searxng_url": server.origin,
+    },
+  });
+  // Taken in turns, each URL once: DuckDuckGo's first, SearXNG's first (a duplicate), then
+  // DuckDuckGo's second and SearXNG's second.
+  assert.equal(
+    out,
+    `Results for "deno permissions" from DuckDuckGo and SearXNG:
+
+[r1] Security and permissions | Deno Docs
+https://docs.deno.com/runtime/fundamentals/security/
+Deno is secure by default. Unless you specifically enable it, a program run with Deno has no access & no I/O.
+
+[r2] Permissions issue #1
+https://github.com/denoland/deno/issues/1
+
+[r3] Deno permissions explained
+https://blog.example/deno-permissions`,
+  );
+});
+
+Deno.test("web_search returns the backends that answered, naming one that timed out or failed", async () => {
+  await using server = serveRoutes({
+    "/html/": () => new Response(DUCKDUCKGO_PAGE, { headers: { "content-type": "text/html" } }),
+    "/hang/search": (_request, hang) => hang(),
+    "/broken/search": () => new Response("oops", { status: 500 }),
+  });
+  await using wt = await tempWorktree();
+  const config = {
+    "web.search_backends": ["duckduckgo", "searxng"],
+    "web.duckduckgo_url": `${server.origin}/html/`,
+    "web.searxng_url": `${server.origin}/hang`,
+    "web.search_timeout": 1,
+  };
+  const out = await runTool(wt, "web_search", { query: "deno permissions" }, { config });
+  assert.equal(
+    out,
+    DUCKDUCKGO_RESULT +
+      "\n\n(partial results: SearXNG did not answer within 1.0 s; results from DuckDuckGo)",
+  );
+  const broken = await runTool(wt, "web_search", { query: "deno permissions" }, {
+    config: { ...config, "web.searxng_url": `${server.origin}/broken` },
+  });
+  assert.equal(
+    broken.split("\n\n").at(-1),
+    "(partial results: SearXNG failed: HTTP 500 Internal Server Error: try again later, or set " +
+      "web.search_backend to another backend; results from DuckDuckGo)",
+  );
+  // Alone, a backend that does not answer is an error that says so, never a bare timeout.
+  assert.equal(
+    await runTool(wt, "web_search", { query: "deno" }, {
+      config: { ...searxng(`${server.origin}/hang`), "web.search_timeout": 1 },
+    }),
+    "Error: Cannot search with SearXNG: no answer within 1.0 s (web.search_timeout): search " +
+      "again, or add another backend to web.search_backends",
+  );
+});

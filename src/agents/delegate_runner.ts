@@ -7,7 +7,8 @@
 import type { Config } from "../config/mod.ts";
 import { Agent, type TurnLog } from "../engine/mod.ts";
 import type { Provider } from "../providers/types.ts";
-import type { Policy, ToolRegistry } from "../tools/mod.ts";
+import { sessionOutputStore } from "../session/mod.ts";
+import { OUTPUT_STORE_SERVICE, type Policy, type ToolRegistry } from "../tools/mod.ts";
 import type { AskAnswer, AskRequest } from "../tools/types.ts";
 import type { Sink, TurnEvent } from "../ui/events.ts";
 import type { AgentType } from "./agent_types.ts";
@@ -105,7 +106,12 @@ export class DelegateRunner {
       maxRounds: type.maxRounds,
       agentPrompt: type.prompt,
       ask: (ask) => this.#routeChildAsk(ask, session.id, request.task, request.signal),
-      services: { [DELEGATE_SERVICE]: childRunner, [AGENT_TYPES_SERVICE]: host.agentTypes },
+      services: {
+        [DELEGATE_SERVICE]: childRunner,
+        [AGENT_TYPES_SERVICE]: host.agentTypes,
+        // A sub-agent's cut results are kept in its own session's folder.
+        [OUTPUT_STORE_SERVICE]: sessionOutputStore(host.policy.worktree, session.id, host.config),
+      },
     });
     const prompt = request.context
       ? `${request.task}\n\nContext:\n${request.context}`

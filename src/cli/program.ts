@@ -306,7 +306,7 @@ Examples:
     });
 
   const sessions = program.command("sessions")
-    .description("list or show saved sessions")
+    .description("list or show saved sessions, or remove old sessions' kept outputs")
     .exitOverride();
   sessions.command("list")
     .description("list sessions, newest first")
@@ -325,6 +325,15 @@ Examples:
     .action(async (id: string, options) => {
       const { showSession } = await import("./sessions.ts");
       setExitCode(await showSession(id, options));
+    });
+  sessions.command("gc")
+    .description("remove the kept tool outputs of sessions older than --days (default 14)")
+    .option("--days <n>", "age in days of the last write", "14")
+    .option("--path <dir>", "worktree (default: the current directory)")
+    .exitOverride()
+    .action(async (options) => {
+      const { gcSessions } = await import("./sessions.ts");
+      setExitCode(await gcSessions(options));
     });
 
   return program;

@@ -3,6 +3,7 @@
  * @module
  */
 import {
+  collectOutputs,
   isSessionId,
   listSessions as listWorktreeSessions,
   type LoadedSession,
@@ -39,6 +40,37 @@ export async function listSessions(options: ListSessionsOptions): Promise<number
     return EXIT.ok;
   }
   await write(Deno.stdout, formatList(sessions));
+  return EXIT.ok;
+}
+
+/** Options of `replio sessions gc`. */
+export interface GcSessionsOptions {
+  days?: string;
+  path?: string;
+}
+
+/**
+ * Removes the kept tool outputs (`tool_output`) of sessions last written more than `--days`
+ * ago, and of deleted sessions; the session files stay. Exit 0; a bad `--days` is exit 2.
+ */
+export async function gcSessions(options: GcSessionsOptions): Promise<number> {
+  const days = Number(options.days ?? "14");
+  if (!Number.isFinite(days) || days < 0) {
+    throw new UsageError(
+      `Cannot collect outputs: --days "${options.days}" is not a number of days >= 0: ` +
+        "pass e.g. --days 7",
+    );
+  }
+  const worktree = await resolveWorktree(options.path);
+  const report = await collectOutputs(worktree, days);
+  await write(
+    Deno.stdout,
+    report.removed.length === 0
+      ? `No kept outputs older than ${days} days in ${sessionsDir(worktree)}\n`
+      : `Removed the kept outputs of ${report.removed.length} ` +
+        `${report.removed.length === 1 ? "session" : "sessions"} ` +
+        `(${formatSize(report.bytes)}): ${report.removed.join(", ")}\n`,
+  );
   return EXIT.ok;
 }
 

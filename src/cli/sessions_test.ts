@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { Config } from "../config/mod.ts";
-import { openSession } from "../session/mod.ts";
+import { join } from "node:path";
+import { openSession, sessionOutputStore } from "../session/mod.ts";
 import { runReplio } from "../../tests/support/replio_process.ts";
 import { tempWorktree } from "../../tests/support/worktree.ts";
 
@@ -119,4 +120,25 @@ Deno.test("showSession exits 2 for an unknown or invalid id and says how to list
     invalid.stderr,
     'replio: Cannot show session "../x": not a session id: run `replio sessions list` to see the ids\n',
   );
+});
+
+Deno.test("sessions gc removes the kept outputs of old and deleted sessions, and keeps recent ones", async () => {
+  await using wt = await tempWorktree();
+  await writeSession(wt.path);
+  const config = Config.defaults();
+  sessionOutputStore(wt.path, "s1", config).save("recent\n".repeat(10));
+  sessionOutputStore(wt.path, "gone", config).save("orphan\n".repeat(10));
+  const first = await replio("sessions", "gc", "--path", wt.path);
+  assert.equal(first.code, 0);
+  assert.equal(first.stdout, "Removed the kept outputs of 1 session (70 B): gone\n");
+  assert.deepEqual(sessionOutputStore(wt.path, "s1", config).list(), ["o1"]);
+  const old = new Date(Date.now() - 20 * 86_400_000);
+  await Deno.utime(join(wt.path, ".replio", "sessions", "s1.jsonl"), old, old);
+  const second = await replio("sessions", "gc", "--path", wt.path, "--days", "7");
+  assert.equal(second.stdout, "Removed the kept outputs of 1 session (70 B): s1\n");
+  assert.deepEqual(sessionOutputStore(wt.path, "s1", config).list(), []);
+  // The session itself stays.
+  assert.ok((await Deno.stat(join(wt.path, ".replio", "sessions", "s1.jsonl"))).isFile);
+  const none = await replio("sessions", "gc", "--path", wt.path);
+  assert.equal(none.stdout, `No kept outputs older than 14 days in ${wt.path}/.replio/sessions\n`);
 });

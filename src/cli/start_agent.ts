@@ -13,8 +13,8 @@ import { DelegateRunner } from "../agents/delegate_runner.ts";
 import { Agent } from "../engine/mod.ts";
 import { createProvider } from "../providers/mod.ts";
 import type { Provider } from "../providers/types.ts";
-import { openSession, type Session } from "../session/mod.ts";
-import type { Policy } from "../tools/mod.ts";
+import { openSession, type Session, sessionOutputStore } from "../session/mod.ts";
+import { OUTPUT_STORE_SERVICE, type Policy } from "../tools/mod.ts";
 import type { Sink } from "../ui/events.ts";
 import type { Workspace } from "./workspace.ts";
 
@@ -59,6 +59,11 @@ export function createRootAgent(ws: Workspace, options: RootAgentOptions): Agent
     sink,
     maxRounds: options.maxRounds ?? agentType?.maxRounds,
     ...(agentType ? { agentPrompt: agentType.prompt } : {}),
-    services: { [DELEGATE_SERVICE]: runner, [AGENT_TYPES_SERVICE]: ws.agentTypes },
+    services: {
+      [DELEGATE_SERVICE]: runner,
+      [AGENT_TYPES_SERVICE]: ws.agentTypes,
+      // Cut results are kept whole in the session's folder, for tool_output and /output.
+      [OUTPUT_STORE_SERVICE]: sessionOutputStore(ws.worktree, session.id, ws.config),
+    },
   });
 }

@@ -202,6 +202,11 @@ export const CONFIG_KEYS = {
     120,
     "Default seconds a run_command, dev or user plugin tool call may run before it is stopped",
   ),
+  tool_idle_timeout: key(
+    Type.Integer({ minimum: 0 }),
+    0,
+    "Seconds without output after which run_command stops a command, returning what it printed (0 = never)",
+  ),
   "shell_env.keep": key(
     STRINGS,
     [],
@@ -230,6 +235,21 @@ export const CONFIG_KEYS = {
     4,
     "Recent messages given to the refinement call",
   ),
+  "search.time_budget": key(
+    Type.Number({ exclusiveMinimum: 0 }),
+    20,
+    "Seconds grep and glob search before returning what they found, with a note of what was not searched",
+  ),
+  "search.max_results": key(
+    Type.Integer({ minimum: 0 }),
+    20000,
+    "Matching lines (grep) or files (glob) after which the search stops and returns them with a note (0 = unlimited)",
+  ),
+  "tool_output.max_mb": key(
+    Type.Number({ minimum: 0 }),
+    256,
+    "Disk budget per session (MB) for full outputs kept for tool_output when a result is cut; the oldest go first (0 = keep none)",
+  ),
   search_results: key(
     Type.Integer({ minimum: 1, maximum: 50 }),
     5,
@@ -244,6 +264,21 @@ export const CONFIG_KEYS = {
     ]),
     "duckduckgo",
     "web_search backend",
+  ),
+  "web.search_backends": key(
+    Type.Array(Type.Union([
+      Type.Literal("duckduckgo"),
+      Type.Literal("searxng"),
+      Type.Literal("brave"),
+      Type.Literal("tavily"),
+    ])),
+    [],
+    "Backends web_search asks together, results merged; one that fails or does not answer in time is named (empty: web.search_backend alone)",
+  ),
+  "web.search_timeout": key(
+    Type.Number({ exclusiveMinimum: 0 }),
+    15,
+    "Seconds web_search waits for its backends; the results of those that answered are returned",
   ),
   "web.searxng_url": key(Type.String(), "", "SearXNG instance URL (searxng backend)"),
   "web.brave_api_key_env": key(

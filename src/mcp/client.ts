@@ -306,7 +306,7 @@ class ServerConnection {
       for await (const message of stream) {
         if (message.type === "taskCreated" || message.type === "taskStatus") {
           taskId = message.task.taskId;
-          if (message.task.statusMessage) ctx.progress?.(message.task.statusMessage);
+          if (message.task.statusMessage) ctx.progress?.([message.task.statusMessage]);
         } else if (message.type === "result") {
           return message.result as CallToolResult;
         } else {
@@ -434,9 +434,9 @@ class ServerConnection {
 }
 
 /** An MCP progress notification as one line: its message, or how far along it is. */
-function reportProgress(progress: (message: string) => void) {
+function reportProgress(progress: (lines: readonly string[]) => void) {
   return (p: { progress: number; total?: number | undefined; message?: string | undefined }) =>
-    progress(p.message ?? (p.total ? `${p.progress} of ${p.total}` : `${p.progress}`));
+    progress([p.message ?? (p.total ? `${p.progress} of ${p.total}` : `${p.progress}`)]);
 }
 
 function describeExit(child: ChildProcess | undefined): string {

@@ -83,7 +83,7 @@ export async function serveToolsOverStdio(options: McpServeOptions): Promise<voi
         config,
         worktree,
         signal: extra.signal,
-        ...(heartbeat ? { progress: heartbeat.report } : {}),
+        ...(heartbeat ? { progress: (lines) => heartbeat.report(lines.at(-1) ?? "") } : {}),
       }),
       sink: new CollectingSink(),
     }, {

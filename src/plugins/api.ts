@@ -21,6 +21,14 @@ export type {
   ToolSpec,
 } from "../tools/types.ts";
 export * from "./run_process.ts";
+export { type KeptProcessResult, runProcessKept } from "./kept_output.ts";
+export { LIVE_LINES, LiveTail } from "./live_tail.ts";
+export {
+  formatBytes,
+  type KeptOutput,
+  OUTPUT_STORE_SERVICE,
+  type OutputStore,
+} from "../tools/output_store.ts";
 export { apiKeyEnvNames, childEnv, isWithheld, keptEnv } from "./child_env.ts";
 export { runSandboxed, type SandboxedResult } from "./run_sandboxed.ts";
 export { bwrapArgs, commandIsolation, planSandbox, type SandboxPlan } from "./sandbox_bwrap.ts";

@@ -54,6 +54,21 @@ export interface RunProcessOptions {
   tailLines?: number;
   /** Run inside this OS sandbox (see `planSandbox`); default none. */
   sandbox?: SandboxPlan;
+  /**
+   * The command is stopped after this many milliseconds without output (a hung prompt, a
+   * deadlock); 0 or absent: never.
+   */
+  idleTimeoutMs?: number | undefined;
+  /**
+   * Receives the output's bytes as they arrive, every one of them, undecoded (kept whole for
+   * `tool_output`, shown live).
+   */
+  onBytes?: ((chunk: Uint8Array) => void) | undefined;
+  /**
+   * The line between head and tail, given the lines dropped, the first one's number (1-based)
+   * and the lines in all; default `... (N lines omitted) ...`.
+   */
+  omittedNote?: ((omitted: number, firstOmitted: number, total: number) => string) | undefined;
 }
 
 /** How a command ended and what it printed. */
@@ -64,12 +79,18 @@ export interface ProcessResult {
   signal: Deno.Signal | null;
   /** Whether the timeout killed it. */
   timedOut: boolean;
+  /** Whether it was stopped for printing nothing for `idleTimeoutMs`. */
+  idleTimedOut?: boolean;
+  /** The idle timeout it ran under, for `stopped after 30s without output`. */
+  idleTimeoutMs?: number;
   /** Whether the AbortSignal killed it (or it never started because it was already aborted). */
   cancelled: boolean;
   /** Merged stdout and stderr, head and tail kept (see {@link keepHeadTail}). */
   output: string;
   /** Lines dropped between head and tail. */
   omittedLines: number;
+  /** Lines shown cut at {@link MAX_LINE_CHARS}; absent when none was. */
+  cutLines?: number;
   durationMs: number;
   /** The timeout it ran under, for messages such as `timed out after 5s`. */
   timeoutMs: number;
@@ -83,13 +104,17 @@ export async function runProcess(options: RunProcessOptions): Promise<ProcessRes
   const lines = new LineCollector(
     options.headLines ?? HEAD_LINES,
     options.tailLines ?? TAIL_LINES,
+    options.omittedNote,
   );
   const finish = (
-    fields: Pick<ProcessResult, "exitCode" | "signal" | "timedOut" | "cancelled">,
+    fields: Pick<ProcessResult, "exitCode" | "signal" | "timedOut" | "cancelled" | "idleTimedOut">,
   ) => {
     const kept = lines.finish();
+    const cutLines = lines.cutLines();
     return {
       ...fields,
+      ...(cutLines > 0 ? { cutLines } : {}),
+      ...(options.idleTimeoutMs ? { idleTimeoutMs: options.idleTimeoutMs } : {}),
       output: kept.text,
       omittedLines: kept.omittedLines,
       durationMs: Math.round(performance.now() - started),
@@ -104,23 +129,40 @@ export async function runProcess(options: RunProcessOptions): Promise<ProcessRes
   const child = await spawnGroup(options);
 
   let timedOut = false;
+  let idleTimedOut = false;
   let cancelled = false;
   let ending: Promise<void> | undefined;
-  const stop = (why: "timeout" | "abort") => {
+  const stop = (why: "timeout" | "idle" | "abort") => {
     if (ending) return;
     if (why === "timeout") timedOut = true;
+    else if (why === "idle") idleTimedOut = true;
     else cancelled = true;
     ending = endGroup(child.pid);
   };
   const timer = setTimeout(() => stop("timeout"), options.timeoutMs);
   const onAbort = () => stop("abort");
   options.signal?.addEventListener("abort", onAbort, { once: true });
+  // Output restarts the idle clock.
+  const idleMs = options.idleTimeoutMs ?? 0;
+  let idleTimer: ReturnType<typeof setTimeout> | undefined;
+  const armIdle = () => {
+    if (idleMs <= 0 || ending) return;
+    clearTimeout(idleTimer);
+    idleTimer = setTimeout(() => stop("idle"), idleMs);
+  };
+  armIdle();
+  const { onBytes } = options;
+  const onChunk = (chunk: Uint8Array) => {
+    armIdle();
+    onBytes?.(chunk);
+  };
 
   const reader = child.stdout.getReader();
-  const reading = readAll(reader, lines);
+  const reading = readAll(reader, lines, idleMs > 0 || onBytes ? onChunk : undefined);
   const status = await child.status;
   // Leftovers of a command that exited by itself are background jobs it meant to keep.
   clearTimeout(timer);
+  clearTimeout(idleTimer);
   options.signal?.removeEventListener("abort", onAbort);
   await ending;
   let drainTimer: ReturnType<typeof setTimeout> | undefined;
@@ -136,6 +178,7 @@ export async function runProcess(options: RunProcessOptions): Promise<ProcessRes
     signal: status.signal,
     timedOut,
     cancelled,
+    ...(idleTimedOut ? { idleTimedOut } : {}),
   });
 }
 
@@ -235,17 +278,51 @@ async function hasLiveMembers(pgid: number): Promise<boolean> {
   return false;
 }
 
+/**
+ * Reads the output into `lines`. Once the head is full, a chunk's lines before its last
+ * `tailLines` can never be shown: they are counted in the bytes and not decoded, so a command
+ * printing gigabytes costs little more than the reading.
+ */
 async function readAll(
   reader: ReadableStreamDefaultReader<Uint8Array>,
   lines: LineCollector,
+  onChunk: ((chunk: Uint8Array) => void) | undefined,
 ): Promise<void> {
-  const decoder = new TextDecoder();
+  let decoder = new TextDecoder();
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
-    lines.push(decoder.decode(value, { stream: true }));
+    onChunk?.(value);
+    let bytes = value;
+    const cut = lines.isHeadFull() ? nthNewlineFromEnd(value, lines.tailLines + 1) : -1;
+    if (cut >= 0) {
+      lines.skip(countNewlines(value, cut + 1));
+      // Bytes the decoder held belong to a skipped line.
+      decoder = new TextDecoder();
+      bytes = value.subarray(cut + 1);
+    }
+    lines.push(decoder.decode(bytes, { stream: true }));
   }
   lines.push(decoder.decode());
+}
+
+/** The index of the `n`-th line feed from the end of `bytes`, or -1. */
+function nthNewlineFromEnd(bytes: Uint8Array, n: number): number {
+  let at = bytes.length;
+  for (let i = 0; i < n; i++) {
+    at = at === 0 ? -1 : bytes.lastIndexOf(10, at - 1);
+    if (at === -1) return -1;
+  }
+  return at;
+}
+
+/** Line feeds among the first `end` bytes. */
+function countNewlines(bytes: Uint8Array, end: number): number {
+  let count = 0;
+  for (let at = bytes.indexOf(10); at !== -1 && at < end; at = bytes.indexOf(10, at + 1)) {
+    count++;
+  }
+  return count;
 }
 
 /** The marker between head and tail, e.g. `... (1234 lines omitted) ...`. */
@@ -291,8 +368,15 @@ class LineCollector {
   #pendingExtra = 0;
   /** A chunk ending in `\r` may continue with `\n`: decide when the next chunk arrives. */
   #heldReturn = false;
+  /** Shown lines cut at {@link MAX_LINE_CHARS}: in the head, and per tail line. */
+  #headCut = 0;
+  readonly #tailCut: boolean[] = [];
 
-  constructor(readonly headLines: number, readonly tailLines: number) {}
+  constructor(
+    readonly headLines: number,
+    readonly tailLines: number,
+    readonly note: (omitted: number, firstOmitted: number, total: number) => string = omittedMarker,
+  ) {}
 
   push(text: string): void {
     if (this.#heldReturn) {
@@ -314,10 +398,40 @@ class LineCollector {
     this.#append(text.slice(from));
   }
 
+  /** Whether every further line goes to the tail. */
+  isHeadFull(): boolean {
+    return this.#head.length >= this.headLines;
+  }
+
+  /**
+   * Takes `commits` lines without their text (the head is full, and as many lines follow
+   * as the tail holds): they and the tail so far are omitted, the line in progress with them.
+   */
+  skip(commits: number): void {
+    this.#omitted += this.#tail.length + commits;
+    this.#tail.length = 0;
+    this.#tailCut.length = 0;
+    this.#clearPending();
+    this.#heldReturn = false;
+  }
+
+  /** Lines shown cut at {@link MAX_LINE_CHARS} (call after {@link finish}). */
+  cutLines(): number {
+    return this.#headCut + this.#tailCut.filter(Boolean).length;
+  }
+
   finish(): HeadTail {
     if (this.#pending !== "" || this.#pendingExtra > 0) this.#commit();
     const kept = this.#omitted > 0
-      ? [...this.#head, omittedMarker(this.#omitted), ...this.#tail]
+      ? [
+        ...this.#head,
+        this.note(
+          this.#omitted,
+          this.#head.length + 1,
+          this.#head.length + this.#omitted + this.#tail.length,
+        ),
+        ...this.#tail,
+      ]
       : [...this.#head, ...this.#tail];
     return { text: kept.join("\n"), omittedLines: this.#omitted };
   }
@@ -338,17 +452,21 @@ class LineCollector {
   }
 
   #commit(): void {
-    const line = this.#pendingExtra > 0
+    const isCut = this.#pendingExtra > 0;
+    const line = isCut
       ? `${this.#pending} ... (${this.#pendingExtra} chars omitted)`
       : this.#pending;
     this.#clearPending();
     if (this.#head.length < this.headLines) {
       this.#head.push(line);
+      if (isCut) this.#headCut++;
       return;
     }
     this.#tail.push(line);
+    this.#tailCut.push(isCut);
     if (this.#tail.length > this.tailLines) {
       this.#tail.shift();
+      this.#tailCut.shift();
       this.#omitted++;
     }
   }
@@ -366,9 +484,14 @@ class LineCollector {
  * ```
  */
 export function describeExit(
-  result: Pick<ProcessResult, "exitCode" | "signal" | "timedOut" | "cancelled" | "timeoutMs">,
+  result:
+    & Pick<ProcessResult, "exitCode" | "signal" | "timedOut" | "cancelled" | "timeoutMs">
+    & Partial<Pick<ProcessResult, "idleTimedOut" | "idleTimeoutMs">>,
 ): string {
   if (result.timedOut) return `timed out after ${result.timeoutMs / 1000}s`;
+  if (result.idleTimedOut) {
+    return `stopped after ${(result.idleTimeoutMs ?? 0) / 1000}s without output`;
+  }
   if (result.cancelled) return "cancelled";
   if (result.signal) return `killed by ${result.signal}`;
   return `exit ${result.exitCode}`;
@@ -385,10 +508,9 @@ export function describeExit(
  * ```
  */
 export function formatProcessResult(
-  result: Pick<
-    ProcessResult,
-    "exitCode" | "signal" | "timedOut" | "cancelled" | "timeoutMs" | "output"
-  >,
+  result:
+    & Pick<ProcessResult, "exitCode" | "signal" | "timedOut" | "cancelled" | "timeoutMs" | "output">
+    & Partial<Pick<ProcessResult, "idleTimedOut" | "idleTimeoutMs">>,
 ): string {
   const status = describeExit(result);
   return result.output === "" ? status : `${status}\n${result.output}`;

@@ -194,3 +194,16 @@ Deno.test({
     });
   },
 });
+
+Deno.test("runProcess counts the lines it skips exactly as keepHeadTail splits them", async () => {
+  await using wt = await tempDir();
+  // Plain lines, CRLF lines and progress-style lines rewritten by a bare CR, in many chunks.
+  const command = `awk 'BEGIN{for(i=1;i<=200000;i++){ if(i%3==0) printf "x%d\\r\\n", i; ` +
+    `else if(i%5==0) printf "p%d\\rq%d\\n", i, i; else print "l" i}}'`;
+  const whole = await new Deno.Command("bash", { args: ["-c", command], stdout: "piped" }).output();
+  const expected = keepHeadTail(new TextDecoder().decode(whole.stdout));
+  const result = await runProcess({ command, cwd: wt.path, timeoutMs: 60_000 });
+  assert.equal(result.omittedLines, expected.omittedLines);
+  assert.equal(result.output, expected.text);
+  assert.equal(result.omittedLines, 200_000 - HEAD_LINES - TAIL_LINES);
+});

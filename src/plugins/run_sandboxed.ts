@@ -5,11 +5,12 @@
  * @module
  */
 import type { ToolContext } from "../tools/types.ts";
-import { type ProcessResult, runProcess, type RunProcessOptions } from "./run_process.ts";
+import { type KeptProcessResult, runProcessKept } from "./kept_output.ts";
+import type { RunProcessOptions } from "./run_process.ts";
 import { planSandbox, sandboxHint } from "./sandbox_bwrap.ts";
 
 /** A command's result plus the sandbox note the model should read, if any. */
-export interface SandboxedResult extends ProcessResult {
+export interface SandboxedResult extends KeptProcessResult {
   /** `[sandbox] …`: why the sandbox may have stopped it; empty when it did not. */
   sandboxNote: string;
 }
@@ -27,7 +28,8 @@ export async function runSandboxed(
     ctx.reportIsolation?.("none");
     throw new Error(plan.problem);
   }
-  const result = await runProcess({ ...options, sandbox: plan });
+  // Output that the result leaves out is kept whole in the session's store (tool_output).
+  const result = await runProcessKept({ ...options, sandbox: plan }, ctx);
   ctx.reportIsolation?.(result.isolation);
   if (result.timedOut || result.cancelled) return { ...result, sandboxNote: "" };
   const hint = sandboxHint(plan, result.exitCode, result.output);
@@ -40,7 +42,7 @@ export async function runSandboxed(
     target: "human",
   });
   if (answer?.trim().toLowerCase() === "yes") {
-    const rerun = await runProcess({ ...options });
+    const rerun = await runProcessKept({ ...options }, ctx);
     ctx.reportIsolation?.(rerun.isolation);
     return { ...rerun, sandboxNote: "[sandbox] rerun without the sandbox, as the user allowed" };
   }

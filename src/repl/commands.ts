@@ -8,6 +8,7 @@ import { agentsCommand } from "./agents_command.ts";
 import { helpCommand, toolsCommand } from "./help_commands.ts";
 import { clearCommand, compactCommand, exitCommand, sessionCommand } from "./session_commands.ts";
 import { configCommand, modeCommand, modelCommand } from "./setting_commands.ts";
+import { outputCommand } from "./output_command.ts";
 import { nearestName, type SlashInput } from "./slash.ts";
 import { toolCommand } from "./tool_command.ts";
 
@@ -22,6 +23,7 @@ export const COMMANDS: readonly SlashCommand[] = [
   configCommand,
   sessionCommand,
   compactCommand,
+  outputCommand,
   clearCommand,
   exitCommand,
 ];

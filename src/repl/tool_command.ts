@@ -3,7 +3,8 @@
  * model's calls and `replio tool`, rendered by the terminal sink; it needs no model.
  * @module
  */
-import { createToolContext, invokeTool } from "../tools/mod.ts";
+import { sessionOutputStore } from "../session/mod.ts";
+import { createToolContext, invokeTool, OUTPUT_STORE_SERVICE } from "../tools/mod.ts";
 import type { SlashCommand } from "./context.ts";
 import { splitFirst } from "./slash.ts";
 
@@ -46,6 +47,10 @@ export const toolCommand: SlashCommand = {
           worktree: repl.worktree,
           signal,
           ask: (request) => repl.sink.ask(request),
+          // A cut result is kept like the model's, for /output and tool_output.
+          services: {
+            [OUTPUT_STORE_SERVICE]: sessionOutputStore(repl.worktree, repl.session.id, repl.config),
+          },
         }),
         sink: repl.sink,
         audit: (record) => repl.session.appendPermission(record),

@@ -37,7 +37,9 @@ export {
   newSessionId,
   newSubagentId,
   sessionFile,
+  sessionOutputsDir,
   sessionsDir,
   validateSessionId,
 } from "./session_id.ts";
+export { collectOutputs, type OutputsGcReport, sessionOutputStore } from "./outputs.ts";
 export { type ParkedCall, SUMMARY_PREFIX, summaryMessage } from "./session_state.ts";

@@ -21,6 +21,14 @@ export function sessionFile(worktree: string, id: string): string {
 }
 
 /**
+ * The folder of one session's kept tool outputs (`tool_output`), beside its file:
+ * `.replio/sessions/<id>/outputs/`.
+ */
+export function sessionOutputsDir(worktree: string, id: string): string {
+  return join(sessionsDir(worktree), validateSessionId(id), "outputs");
+}
+
+/**
  * Whether `id` is a usable session id: 1 to 100 of `A-Z a-z 0-9 _ . -`, not starting with a
  * dot (which would allow "." and ".." and hide the file from a plain `ls`).
  * @example

@@ -15,8 +15,8 @@ export interface ToolContextOptions {
   signal: AbortSignal;
   ask?: (request: AskRequest) => Promise<AskAnswer>;
   services?: Readonly<Record<string, unknown>>;
-  /** Receives the tool's progress reports. */
-  progress?: (message: string) => void;
+  /** Receives the tool's progress reports: its latest lines. */
+  progress?: ((lines: readonly string[]) => void) | undefined;
 }
 
 /** A context whose `resolvePath` resolves `~`, `..` and symlinks and checks Deno access. */

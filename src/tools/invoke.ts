@@ -195,7 +195,18 @@ export async function invokeTool(
     );
   }
   isolation = planned;
-  const running: ToolContext = { ...ctx, reportIsolation: (label) => isolation = label };
+  // Live output of this call reaches the renderers as tool_progress events, and whoever else
+  // listens (replio mcp's progress notifications).
+  const outer = ctx.progress;
+  const progress = (lines: readonly string[]) => {
+    sink.emit({ type: "tool_progress", id: request.id, name: call.tool.name, lines });
+    outer?.(lines);
+  };
+  const running: ToolContext = {
+    ...ctx,
+    progress,
+    reportIsolation: (label) => isolation = label,
+  };
   return finish(await registry.run(call, running), decision);
 }
 

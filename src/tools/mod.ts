@@ -5,7 +5,16 @@
  */
 export { describeActivity, plainActivity } from "./activity.ts";
 export type { PermissionRecord } from "./audit.ts";
-export { capResult, TRUNCATED_MARKER } from "./cap_result.ts";
+export { capResult, capResultKept, TRUNCATED_MARKER } from "./cap_result.ts";
+export {
+  formatBytes,
+  type KeptOutput,
+  omittedNote,
+  OUTPUT_STORE_SERVICE,
+  OutputStore,
+  type OutputStoreOptions,
+  OutputWriter,
+} from "./output_store.ts";
 export { createToolContext, type ToolContextOptions } from "./context.ts";
 export {
   assertPathAccess,

@@ -3,7 +3,8 @@
  * `/tool` and `replio tool` all call through it; nothing else branches on a tool name.
  * @module
  */
-import { capResult } from "./cap_result.ts";
+import { capResult, capResultKept } from "./cap_result.ts";
+import { OUTPUT_STORE_SERVICE, type OutputStore } from "./output_store.ts";
 import type { Tool, ToolArgs, ToolContext, ToolHandler, ToolSchema, ToolSpec } from "./types.ts";
 import { validateArgs } from "./validate_args.ts";
 
@@ -119,7 +120,9 @@ export class ToolRegistry {
     try {
       ctx.signal.throwIfAborted();
       const output = await call.tool.handler(call.args, ctx);
-      return { output: capResult(output, maxChars), isError: false };
+      // A cut result is kept whole in the session's store, for tool_output.
+      const store = ctx.services[OUTPUT_STORE_SERVICE] as OutputStore | undefined;
+      return { output: capResultKept(output, maxChars, store), isError: false };
     } catch (error) {
       return { output: capResult(errorResult(error, ctx.signal), maxChars), isError: true };
     }

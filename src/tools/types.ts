@@ -100,10 +100,11 @@ export interface ToolContext {
   /** Services registered by the host (delegate's agent runner); keyed by name. */
   services: Readonly<Record<string, unknown>>;
   /**
-   * Reports how a long call is going, e.g. `Analyzing content...`; absent when no one listens
-   * (`replio mcp` forwards it to its client as MCP progress).
+   * What a long-running call is doing now, its latest lines (run_command's output, an MCP
+   * server's progress message): shown as `tool_progress` events, and forwarded by `replio mcp`
+   * as MCP progress. Absent where nobody watches.
    */
-  progress?: (message: string) => void;
+  progress?: ((lines: readonly string[]) => void) | undefined;
   /**
    * Tells the pipeline how the call really ran (`bwrap(…)`, `none`) when it differs from the
    * spec's `isolation`; set by invokeTool, absent elsewhere.

@@ -56,6 +56,13 @@ export type TurnEvent =
     /** How the call ran (a sandboxed command rerun without the sandbox says `none`). */
     isolation?: string;
   }
+  | {
+    /** A running call's latest output lines (run_command), replacing the previous ones. */
+    type: "tool_progress";
+    id: string;
+    name: string;
+    lines: readonly string[];
+  }
   | { type: "note"; message: string }
   | {
     type: "parked";

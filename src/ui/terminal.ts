@@ -71,6 +71,8 @@ export class TerminalSink implements Sink {
     | { label: string; started: number; timer: ReturnType<typeof setInterval>; frame: number }
     | null = null;
   #spinnerShown = false;
+  /** Lines of a running command's live output on screen, redrawn in place (tool_progress). */
+  #liveLines = 0;
 
   constructor(options: TerminalSinkOptions) {
     this.#options = options;
@@ -104,7 +106,12 @@ export class TerminalSink implements Sink {
 
   emit(event: TurnEvent): void {
     if (event.type !== "thinking") this.#finishThinking();
+    // Live output stands in for the result, which replaces it.
+    if (event.type !== "tool_progress") this.#clearLive();
     switch (event.type) {
+      case "tool_progress":
+        this.#progress(event.lines);
+        break;
       case "thinking":
         this.#thinking(event.delta);
         break;
@@ -285,6 +292,32 @@ export class TerminalSink implements Sink {
     this.#clearSpinner();
     this.#options.out.write(text);
     this.#atLineStart = text.endsWith("\n");
+  }
+
+  /**
+   * Redraws a running command's last lines, dimmed, above the spinner: only in a terminal, one
+   * screen line each (cut to the width) so that moving back up over them is exact.
+   */
+  #progress(lines: readonly string[]): void {
+    const width = this.#options.width();
+    if (!this.#options.animate || !this.#display.toolStatusVisible || width < 8) return;
+    this.#clearLive();
+    if (!this.#atLineStart) this.#write("\n");
+    const s = this.#options.styles;
+    const shown = lines.map((line) => {
+      const plain = stripStyles(line).replace(/\t/g, "  ");
+      return `  ${s.dim(plain.length > width - 3 ? plain.slice(0, width - 4) + "…" : plain)}\n`;
+    });
+    this.#write(shown.join(""));
+    this.#liveLines = shown.length;
+  }
+
+  #clearLive(): void {
+    if (this.#liveLines === 0) return;
+    this.#clearSpinner();
+    this.#options.out.write(`\x1b[${this.#liveLines}A\r\x1b[J`);
+    this.#liveLines = 0;
+    this.#atLineStart = true;
   }
 
   /** Shows a spinner until output arrives; only at a line start and only in a terminal. */

@@ -176,3 +176,52 @@ Deno.test("TerminalSink reports a cancelled turn", () => {
   terminal.emit({ type: "turn_end", status: "cancelled", usage: { ...USAGE, total_tokens: 0 } });
   assert.equal(stable(out.text), "partial ans\n(cancelled)\nN.Ns\n");
 });
+
+Deno.test("TerminalSink redraws a running command's live lines in place and clears them for the result", () => {
+  const out = new StringWriter();
+  const terminal = new TerminalSink({
+    out,
+    styles: createStyles(false),
+    width: () => 20,
+    animate: true,
+    display: DISPLAY,
+    prompter: { question: () => Promise.resolve(null) },
+    onInterrupt: () => {},
+  });
+  try {
+    const run: Activity = { glyph: "$", verb: "Run", key: "make", params: {}, echo: true };
+    terminal.emit(call("c1", run, "run_command"));
+    const before = out.text.length;
+    terminal.emit({ type: "tool_progress", id: "c1", name: "run_command", lines: ["one", "two"] });
+    terminal.emit({
+      type: "tool_progress",
+      id: "c1",
+      name: "run_command",
+      lines: ["two", "three", "a line longer than the terminal"],
+    });
+    terminal.emit({
+      type: "tool_result",
+      id: "c1",
+      name: "run_command",
+      output: "exit 0\ndone",
+      is_error: false,
+      is_note: false,
+    });
+    assert.equal(
+      out.text.slice(before),
+      "  one\n  two\n" +
+        "\x1b[2A\r\x1b[J" +
+        "  two\n  three\n  a line longer th…\n" +
+        "\x1b[3A\r\x1b[J" +
+        "  exit 0\n  done\n",
+    );
+  } finally {
+    terminal.dispose();
+  }
+});
+
+Deno.test("TerminalSink shows no live lines when output is not a terminal", () => {
+  const { terminal, out } = sink();
+  terminal.emit({ type: "tool_progress", id: "c1", name: "run_command", lines: ["one"] });
+  assert.equal(out.text, "");
+});

@@ -90,6 +90,8 @@ export interface RunToolOptions {
   registry?: ToolRegistry;
   signal?: AbortSignal;
   audit?: PermissionRecord[];
+  /** Host services in the tool context (the session's output store). */
+  services?: Record<string, unknown>;
 }
 
 /** Runs one tool through policy and registry in `wt`; returns the whole outcome. */
@@ -111,6 +113,7 @@ export async function invokeInWorktree(
     config,
     worktree: wt.path,
     signal: options.signal ?? new AbortController().signal,
+    ...(options.services ? { services: options.services } : {}),
   });
   return await invokeTool(
     {
