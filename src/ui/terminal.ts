@@ -30,9 +30,14 @@ export interface TerminalDisplay {
   showThinking: boolean;
 }
 
-/** Reads one line from the person; null when they pressed Ctrl-C or input ended. */
+/** What the person did at a prompt: typed a line, pressed Ctrl-C, or Ctrl-D (or input ended). */
+export type PromptAnswer = { kind: "line"; text: string } | { kind: "interrupt" } | {
+  kind: "eof";
+};
+
+/** Reads one line from the person. */
 export interface Prompter {
-  question(prompt: string): Promise<string | null>;
+  question(prompt: string): Promise<PromptAnswer>;
 }
 
 /** What the terminal renderer works with. */
@@ -139,8 +144,9 @@ export class TerminalSink implements Sink {
     const label = formatActivity(request.activity, this.#display, request.tool);
     const prompt = `${s.yellow("?")} Allow ${label} ${s.dim(`(${request.reason})`)} [y/N] `;
     const answer = await this.#options.prompter.question(prompt);
-    if (answer === null) return "cancel";
-    const granted = /^\s*y(es)?\s*$/i.test(answer);
+    // Ctrl-C cancels the turn; Ctrl-D means "no", as an empty answer does.
+    if (answer.kind === "interrupt") return "cancel";
+    const granted = answer.kind === "line" && /^\s*y(es)?\s*$/i.test(answer.text);
     if (granted) this.#spin("Running");
     return granted ? "yes" : "no";
   }
@@ -155,14 +161,15 @@ export class TerminalSink implements Sink {
     options.forEach((option, i) => this.#line(option, (t) => t, `  ${i + 1}. `, "     "));
     const hint = options.length ? `answer (1-${options.length} or text)` : "answer";
     const answer = await this.#options.prompter.question(`  ${s.dim(hint + ":")} `);
-    if (answer === null) {
+    // Ctrl-C or Ctrl-D: the person will not answer; the turn is cancelled rather than guessed on.
+    if (answer.kind !== "line") {
       this.#options.onInterrupt();
       return null;
     }
-    const chosen = /^\s*(\d+)\s*$/.exec(answer);
+    const chosen = /^\s*(\d+)\s*$/.exec(answer.text);
     const index = chosen ? Number(chosen[1]) - 1 : -1;
     this.#spin("Working");
-    return options[index] ?? answer.trim();
+    return options[index] ?? answer.text.trim();
   }
 
   /** Stops the spinner timer; call when the REPL exits. */

@@ -13,6 +13,7 @@ const DISPLAY: TerminalDisplay = {
   showThinking: false,
 };
 
+/** Scripted answers: a string is a typed line, null is Ctrl-C, "\x04" is Ctrl-D. */
 function sink(options: { display?: Partial<TerminalDisplay>; answers?: (string | null)[] } = {}) {
   const out = new StringWriter();
   const prompts: string[] = [];
@@ -28,7 +29,14 @@ function sink(options: { display?: Partial<TerminalDisplay>; answers?: (string |
       question(prompt) {
         prompts.push(prompt);
         out.write(prompt + "\n");
-        return Promise.resolve(answers.shift() ?? null);
+        const answer = answers.shift() ?? null;
+        return Promise.resolve(
+          answer === null
+            ? { kind: "interrupt" }
+            : answer === "\x04"
+            ? { kind: "eof" }
+            : { kind: "line", text: answer },
+        );
       },
     },
     onInterrupt: () => interrupts++,
@@ -138,7 +146,7 @@ Deno.test("TerminalSink summarises thinking, or shows it dimmed with show_thinki
 });
 
 Deno.test("TerminalSink confirm shows the activity label and maps the answer", async () => {
-  const { terminal, prompts } = sink({ answers: ["y", "n", "", null] });
+  const { terminal, prompts } = sink({ answers: ["y", "n", "", null, "\x04"] });
   const request = {
     tool: "run_command",
     activity: { glyph: "$", verb: "Run", key: "pytest", params: { timeout: 600 }, echo: true },
@@ -148,6 +156,7 @@ Deno.test("TerminalSink confirm shows the activity label and maps the answer", a
   assert.equal(await terminal.confirm(request), "no");
   assert.equal(await terminal.confirm(request), "no");
   assert.equal(await terminal.confirm(request), "cancel");
+  assert.equal(await terminal.confirm(request), "no", "Ctrl-D means no");
   assert.equal(prompts[0], "? Allow $ Run pytest [timeout=600] (tool_permission.bash) [y/N] ");
 });
 

@@ -1,0 +1,57 @@
+/**
+ * Keys at the REPL's prompts, in a real terminal (tmux): Ctrl-D, Esc, always-allow, edit.
+ * @module
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { sessionRecords, setup, TmuxRepl } from "./support/tmux_repl.ts";
+
+Deno.test("repl Ctrl-D at a y/N prompt declines the call and the REPL keeps running", async () => {
+  await using env = await setup([
+    { toolCalls: [{ name: "run_command", arguments: { command: "touch made_by_tool" } }] },
+    { text: "Understood, not run." },
+    { text: "Still running." },
+  ]);
+  await using repl = await TmuxRepl.start(env.wt.path, env.args);
+  await repl.enter("make a file");
+  await repl.waitFor("[y/N");
+  await repl.keys("C-d");
+  await repl.waitFor("Understood, not run.");
+  await repl.waitForPrompt();
+  await assert.rejects(Deno.stat(join(env.wt.path, "made_by_tool")), Deno.errors.NotFound);
+  await repl.enter("still there?");
+  await repl.waitFor("Still running.");
+  const screen = await repl.screen();
+  assert.ok(!screen.includes("ERR_USE_AFTER_CLOSE"), screen);
+});
+
+Deno.test("repl Ctrl-D at an ask prompt cancels the question and the REPL keeps running", async () => {
+  await using env = await setup([
+    { toolCalls: [{ name: "ask", arguments: { question: "Which colour?" } }] },
+    { text: "Still running." },
+  ]);
+  await using repl = await TmuxRepl.start(env.wt.path, env.args);
+  await repl.enter("pick a colour");
+  await repl.waitFor("answer:");
+  await repl.keys("C-d");
+  await repl.waitFor("(cancelled)");
+  await repl.waitForPrompt();
+  await repl.enter("still there?");
+  await repl.waitFor("Still running.");
+  const records = await sessionRecords(env.wt.path);
+  assert.equal(records.find((r) => r.type === "turn_end")?.status, "cancelled");
+});
+
+Deno.test("repl Ctrl-D at a continuation prompt drops the half-typed message and keeps running", async () => {
+  await using env = await setup([{ text: "Got the second message." }]);
+  await using repl = await TmuxRepl.start(env.wt.path, env.args);
+  await repl.enter("first half \\");
+  await repl.waitFor(/\n…\s*$/, "the continuation prompt");
+  await repl.keys("C-d");
+  await repl.waitForPrompt();
+  await repl.enter("second message");
+  await repl.waitFor("Got the second message.");
+  assert.equal(env.mock.requests.length, 1);
+  const sent = env.mock.requests[0]!.messages.findLast((m) => m.role === "user")?.content;
+  assert.equal(sent, "second message");
+});
