@@ -55,3 +55,16 @@ Deno.test("repl Ctrl-D at a continuation prompt drops the half-typed message and
   const sent = env.mock.requests[0]!.messages.findLast((m) => m.role === "user")?.content;
   assert.equal(sent, "second message");
 });
+
+Deno.test("repl Ctrl-C mid-word ends the answer's line with an interrupted mark", async () => {
+  await using env = await setup([
+    { text: "The answer is ver", chunkSize: 100, fault: "hang", faultAfter: 2 },
+  ]);
+  await using repl = await TmuxRepl.start(env.wt.path, env.args);
+  await repl.enter("answer slowly");
+  // "ver" may still be held back as an unfinished word; "is" is on screen once streaming began.
+  await repl.waitFor("The answer is");
+  await repl.keys("C-c");
+  await repl.waitFor("The answer is ver… (interrupted)\n(cancelled)");
+  await repl.waitForPrompt();
+});

@@ -240,6 +240,7 @@ export class TerminalSink implements Sink {
   }
 
   #turnEnd(status: TurnStatus, usage: Usage): void {
+    if (status === "cancelled") this.#interruptAnswer();
     this.settle();
     const s = this.#options.styles;
     if (status !== "ok") this.#line(`(${status})`, status === "cancelled" ? s.yellow : s.red);
@@ -250,6 +251,16 @@ export class TerminalSink implements Sink {
       } out)`
       : "";
     this.#line(`${seconds}s${tokens}`, s.dim);
+  }
+
+  /**
+   * A cancelled turn may stop mid-line, even mid-word: the line is ended with a mark so a
+   * half word never reads as the answer's last word.
+   */
+  #interruptAnswer(): void {
+    if (this.#answer.atLineStart) return;
+    const rest = this.#answer.end().replace(/\n$/, "");
+    this.#write(rest + this.#options.styles.dim("… (interrupted)") + "\n");
   }
 
   /** A blank line between a block of text and a block of tool lines. */

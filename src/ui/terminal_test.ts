@@ -179,9 +179,18 @@ Deno.test("TerminalSink ask numbers options, names a sub-agent and maps a number
   assert.equal(interrupts(), 1);
 });
 
-Deno.test("TerminalSink reports a cancelled turn", () => {
+Deno.test("TerminalSink reports a cancelled turn and marks an answer cut off mid-line", () => {
   const { terminal, out } = sink();
   terminal.emit({ type: "text", delta: "partial ans" });
   terminal.emit({ type: "turn_end", status: "cancelled", usage: { ...USAGE, total_tokens: 0 } });
-  assert.equal(stable(out.text), "partial ans\n(cancelled)\nN.Ns\n");
+  // The half word is not left looking like the answer's last word.
+  assert.equal(stable(out.text), "partial ans… (interrupted)\n(cancelled)\nN.Ns\n");
+  const whole = sink();
+  whole.terminal.emit({ type: "text", delta: "A whole line.\n" });
+  whole.terminal.emit({
+    type: "turn_end",
+    status: "cancelled",
+    usage: { ...USAGE, total_tokens: 0 },
+  });
+  assert.equal(stable(whole.out.text), "A whole line.\n(cancelled)\nN.Ns\n");
 });
