@@ -7,6 +7,7 @@ import type { OpenAI } from "openai";
 import type { Config } from "../config/mod.ts";
 import type { ToolSchema } from "../tools/types.ts";
 import { IdleWatchdog } from "./_idle_watchdog.ts";
+import { describeHtml, HTML_FIX } from "./describe_html.ts";
 import { readServerSentEvents, type ServerSentEvent } from "./_sse.ts";
 import { readUsage, TurnAssembler } from "./_turn_assembler.ts";
 import { ProviderError, type ProviderErrorCode } from "./provider_error.ts";
@@ -160,6 +161,7 @@ class OpenAIProvider implements Provider {
         stream_options: { include_usage: true },
       }, { signal }).asResponse();
       watchdog.touch();
+      await this.#refuseHtml(response);
       const turn = new TurnAssembler(() => `call_${++this.#generatedIds}`);
       let sawDone = false;
       // The SDK's own iterator cannot tell `[DONE]` from a clean early close, and logs bad
@@ -206,6 +208,8 @@ class OpenAIProvider implements Provider {
       if (watchdog.fired && !outer.aborted) throw this.#timeout();
       throw error;
     }
+    const page = describeHtml(text, null);
+    if (page) throw this.#htmlPage(page);
     const reply = this.#parseJson(text, "response");
     const choice = Array.isArray(reply.choices) ? reply.choices[0] : undefined;
     const message = isRecord(choice) && isRecord(choice.message) ? choice.message : null;
@@ -253,6 +257,22 @@ class OpenAIProvider implements Provider {
 
   #idleTimeoutMs(): number {
     return this.#config.get("stream_idle_timeout") * 1000;
+  }
+
+  /** A proxy or login page answers 200 with HTML, which an SSE reader sees as an empty stream. */
+  async #refuseHtml(response: Response): Promise<void> {
+    const type = response.headers.get("content-type");
+    if (!type || !/\bhtml\b/i.test(type)) return;
+    throw this.#htmlPage(describeHtml(await response.text(), type) ?? "an HTML page");
+  }
+
+  #htmlPage(page: string): AttemptFailure {
+    return new AttemptFailure({
+      code: "bad_response",
+      detail: `"${this.#baseUrl}" answered with ${page}, not a model reply`,
+      fix: HTML_FIX,
+      retryable: false,
+    });
   }
 
   #body(response: Response): ReadableStream<Uint8Array> {

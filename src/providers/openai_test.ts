@@ -438,3 +438,32 @@ Deno.test({
     });
   },
 });
+
+Deno.test("OpenAIProvider.chat says a 200 HTML page answered, with its title, without retrying", async () => {
+  let requests = 0;
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, () => {
+    requests++;
+    return new Response("<!DOCTYPE html><title>Captive Portal Login</title><p>Sign in", {
+      headers: { "content-type": "text/html; charset=utf-8" },
+    });
+  });
+  try {
+    const baseUrl = `http://127.0.0.1:${server.addr.port}/v1`;
+    const provider = createOpenAIProvider({
+      config: Config.defaults(),
+      baseUrl,
+      model: "m",
+      apiKey: "",
+    });
+    assert.deepEqual(errorOf(await collect(provider)), {
+      code: "bad_response",
+      message: `Cannot get a reply from model "m": "${baseUrl}" answered with an HTML page ` +
+        `titled "Captive Portal Login", not a model reply: a proxy or login page answered ` +
+        "instead of the model server: check base_url, your proxy settings (HTTPS_PROXY) and " +
+        "that you are logged in to the network",
+    });
+    assert.equal(requests, 1);
+  } finally {
+    await server.shutdown();
+  }
+});

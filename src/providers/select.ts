@@ -4,6 +4,7 @@
  * @module
  */
 import { type Config, ConfigError } from "../config/mod.ts";
+import { describeHtml, HTML_FIX } from "./describe_html.ts";
 import { createOpenAIProvider } from "./openai.ts";
 import type { Provider } from "./types.ts";
 
@@ -40,7 +41,7 @@ export async function createProvider(
   const apiKey = readEnv(config.get("api_key_env")) ?? "";
   const configured = overrides.baseUrl || config.get("base_url");
   const baseUrl = configured ? normalizeBaseUrl(configured) : await findEndpoint(config, apiKey);
-  const model = overrides.model || config.get("model") || await firstModel(baseUrl, apiKey);
+  const model = overrides.model || config.get("model") || await firstModel(config, baseUrl, apiKey);
   return createOpenAIProvider({ config, baseUrl, model, apiKey });
 }
 
@@ -78,45 +79,95 @@ function normalizeBaseUrl(text: string): string {
   return `${url.origin}${path || "/v1"}${url.search}`;
 }
 
-async function firstModel(baseUrl: string, apiKey: string): Promise<string> {
-  const fix = "run `replio config set model NAME` or pass --model";
+async function firstModel(config: Config, baseUrl: string, apiKey: string): Promise<string> {
   let models: string[];
   try {
     models = await listModels(baseUrl, apiKey, LIST_MODELS_TIMEOUT_MS);
   } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
-    throw new ConfigError(`Cannot list the models at "${baseUrl}": ${detail}: ${fix}`);
+    if (!(error instanceof ModelListError)) throw error;
+    // The fix depends on what failed: a model name cannot cure an unreachable server.
+    const fix = error.fix ??
+      (error.status === 401 || error.status === 403
+        ? `set ${config.get("api_key_env") || "the API key variable"} to a valid API key`
+        : error.status === 404
+        ? `check base_url: "${baseUrl}/models" does not exist (OpenAI-compatible servers serve /v1)`
+        : `check the server at "${baseUrl}", or ${SET_MODEL}`);
+    throw new ConfigError(`Cannot list the models at "${baseUrl}": ${error.message}: ${fix}`);
   }
   const model = models[0];
   if (model === undefined) {
-    throw new ConfigError(`No model set and "${baseUrl}/models" lists none: ${fix}`);
+    throw new ConfigError(`No model set and "${baseUrl}/models" lists none: ${SET_MODEL}`);
   }
   return model;
 }
 
-/** The model ids `GET {baseUrl}/models` lists. */
-async function listModels(baseUrl: string, apiKey: string, timeoutMs: number): Promise<string[]> {
+const SET_MODEL = "run `replio config set model NAME` or pass --model";
+
+/** Why `GET /models` failed: the HTTP status when there was one, the fix when it is known. */
+class ModelListError extends Error {
+  override name = "ModelListError";
+  constructor(message: string, readonly status: number | null, readonly fix: string | null) {
+    super(message);
+  }
+}
+
+/**
+ * The model ids `GET {baseUrl}/models` lists.
+ * @throws {ModelListError} when the server cannot be reached or does not answer with a list
+ */
+export async function listModels(
+  baseUrl: string,
+  apiKey: string,
+  timeoutMs: number,
+): Promise<string[]> {
   const host = new URL(baseUrl).host;
   if (Deno.permissions.querySync({ name: "net", host }).state !== "granted") {
-    throw new Error(`no network permission for "${host}" (run with --allow-net)`);
+    throw new ModelListError(
+      `no network permission for "${host}"`,
+      null,
+      "run replio with --allow-net",
+    );
   }
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), timeoutMs);
+  let response: Response;
+  let text: string;
   try {
-    const response = await fetch(`${baseUrl}/models`, {
+    response = await fetch(`${baseUrl}/models`, {
       headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {},
       signal: controller.signal,
     });
-    const text = await response.text();
-    if (!response.ok) throw new Error(`HTTP ${response.status}`);
-    const body = JSON.parse(text) as { data?: { id?: unknown }[] };
-    return (body.data ?? []).map((entry) => entry.id).filter((id) => typeof id === "string");
+    text = await response.text();
   } catch (error) {
-    if (controller.signal.aborted) throw new Error(`no answer within ${timeoutMs} ms`);
-    throw error;
+    const network = "check that the server is running, base_url is right and the network is up";
+    if (controller.signal.aborted) {
+      throw new ModelListError(`no answer within ${timeoutMs} ms`, null, network);
+    }
+    // fetch reports refused connections, DNS failures and resets as TypeError.
+    if (!(error instanceof TypeError)) throw error;
+    // Deno nests the reason ("… tcp connect error: Connection refused (os error 111)"): the
+    // last part says it.
+    const reason = (error.cause instanceof Error ? error.cause.message : error.message)
+      .split(": ").at(-1);
+    throw new ModelListError(`cannot connect: ${reason}`, null, network);
   } finally {
     clearTimeout(timer);
   }
+  const html = describeHtml(text, response.headers.get("content-type"));
+  if (html) throw new ModelListError(`HTTP ${response.status} with ${html}`, null, HTML_FIX);
+  if (!response.ok) throw new ModelListError(`HTTP ${response.status}`, response.status, null);
+  let body: { data?: { id?: unknown }[] };
+  try {
+    body = JSON.parse(text);
+  } catch (error) {
+    if (!(error instanceof SyntaxError)) throw error;
+    throw new ModelListError(
+      `the answer is not JSON: ${JSON.stringify(text.slice(0, 80))}`,
+      null,
+      "check that base_url points at an OpenAI-compatible /v1 endpoint",
+    );
+  }
+  return (body.data ?? []).map((entry) => entry.id).filter((id) => typeof id === "string");
 }
 
 /** An environment variable, only if reading it is already permitted (never prompts). */

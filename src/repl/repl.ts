@@ -214,7 +214,7 @@ class Repl implements ReplContext {
     const provider = this.#provider;
     if (!provider) {
       this.printError(this.#modelProblem);
-      this.print(NO_MODEL_HINT, this.styles.dim);
+      this.print(this.#noModelHint(), this.styles.dim);
       return;
     }
     const agent = this.#currentAgent(provider);
@@ -380,9 +380,17 @@ class Repl implements ReplContext {
     for (const warning of this.session.warnings) this.print(warning, s.yellow);
     if (!this.model) {
       this.print(this.#modelProblem, s.dim);
-      this.print(NO_MODEL_HINT, s.dim);
+      this.print(this.#noModelHint(), s.dim);
     }
     this.print("/help for commands · Ctrl-C cancels · Ctrl-D quits", s.dim);
+  }
+
+  /**
+   * What to do without a model. With a server configured the problem's own fix says it (the
+   * key, the network, the page that answered); naming base_url or model again would mislead.
+   */
+  #noModelHint(): string {
+    return this.#config.get("base_url") ? WITHOUT_MODEL : NO_MODEL_HINT;
   }
 
   #shutdown(): void {
@@ -396,8 +404,9 @@ class Repl implements ReplContext {
   }
 }
 
+const WITHOUT_MODEL = "/tool and /help work without a model";
 const NO_MODEL_HINT = "Set one with /config base_url http://HOST:PORT/v1 and /config model NAME " +
-  "(or OPENAI_BASE_URL); /tool and /help work without a model";
+  `(or OPENAI_BASE_URL); ${WITHOUT_MODEL}`;
 
 /** The display keys of the config, as the terminal renderer takes them. */
 function displayOf(config: Config): TerminalDisplay {

@@ -1,10 +1,11 @@
 /**
- * Keys at the REPL's prompts, in a real terminal (tmux): Ctrl-D, Esc, always-allow, edit.
+ * Keys and flows of the REPL in a real terminal (tmux): Ctrl-D, interrupts, errors, approvals.
  * @module
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { sessionRecords, setup, TmuxRepl } from "./support/tmux_repl.ts";
+import { tempWorktree } from "./support/worktree.ts";
 
 Deno.test("repl Ctrl-D at a y/N prompt declines the call and the REPL keeps running", async () => {
   await using env = await setup([
@@ -67,4 +68,19 @@ Deno.test("repl Ctrl-C mid-word ends the answer's line with an interrupted mark"
   await repl.keys("C-c");
   await repl.waitFor("The answer is ver… (interrupted)\n(cancelled)");
   await repl.waitForPrompt();
+});
+
+Deno.test("repl names the network, not the model, when the server refuses connections", async () => {
+  await using wt = await tempWorktree();
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const closedPort = listener.addr.port;
+  listener.close();
+  await using repl = await TmuxRepl.start(wt.path, [
+    "--base-url",
+    `http://127.0.0.1:${closedPort}/v1`,
+  ]);
+  const screen = await repl.screen();
+  assert.match(screen, /cannot connect: Connection refused/);
+  assert.match(screen, /check that the server is running, base_url is right and the network is up/);
+  assert.ok(!/config (set )?model/.test(screen), screen);
 });
