@@ -33,6 +33,7 @@ function renderToolReference(): string {
             }`,
           ]
           : []),
+        ...(spec.alwaysAsk ? [`always asks (${spec.alwaysAsk})`] : []),
         ...(spec.permissionFn ? ["per-call permission function"] : []),
         ...(spec.pathArg ? [`path argument \`${spec.pathArg}\` (worktree scope)`] : []),
         ...(spec.refine ? [`\`${spec.refine}\` refined by query_refine`] : []),

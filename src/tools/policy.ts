@@ -1,7 +1,8 @@
 /**
  * ToolPolicy: the single permission resolution point (spec/tools.md §Tool policy). Precedence:
  * name level → category action (mode merged over the base) → Deno permission layer (can only
- * lower) → the tool's permissionFn (refines a non-deny action) → worktree escalation.
+ * lower) → the tool's `alwaysAsk` (allow becomes ask) → the tool's permissionFn (refines a
+ * non-deny action) → worktree escalation.
  * @module
  */
 import { type Config, ConfigError } from "../config/mod.ts";
@@ -110,7 +111,11 @@ export class ToolPolicy implements Policy {
     if (byName) return byName;
     const category = this.#categoryAction(tool.permission);
     if (category.action === "deny") return category;
-    return denoDenial(tool.permission, this.worktree) ?? category;
+    const denied = denoDenial(tool.permission, this.worktree);
+    if (denied) return denied;
+    // Declared on the tool, so listings show the rule that calls will follow.
+    if (tool.alwaysAsk && category.action === "allow") return { action: "ask", reason: tool.alwaysAsk };
+    return category;
   }
 
   /** Whether a tool is offered to the model and listed as callable. */

@@ -91,6 +91,11 @@ export interface ToolSpec<P extends JsonSchema = JsonSchema> {
     args: ToolArgs,
     ctx: PermissionContext,
   ) => Resolution | Action | Promise<Resolution | Action>;
+  /**
+   * Why this tool asks even where its permission key allows (`git_commit always confirms`): the
+   * policy lowers allow to ask with this reason, in listings and calls alike.
+   */
+  alwaysAsk?: string;
   /** Which parameter is a filesystem path, for worktree scope checks. */
   pathArg?: string;
   /** Which argument appears in activity lines and confirm labels. */
