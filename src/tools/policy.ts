@@ -114,7 +114,9 @@ export class ToolPolicy implements Policy {
     const denied = denoDenial(tool.permission, this.worktree);
     if (denied) return denied;
     // Declared on the tool, so listings show the rule that calls will follow.
-    if (tool.alwaysAsk && category.action === "allow") return { action: "ask", reason: tool.alwaysAsk };
+    if (tool.alwaysAsk && category.action === "allow") {
+      return { action: "ask", reason: tool.alwaysAsk };
+    }
     return category;
   }
 
