@@ -84,3 +84,25 @@ Deno.test("repl names the network, not the model, when the server refuses connec
   assert.match(screen, /check that the server is running, base_url is right and the network is up/);
   assert.ok(!/config (set )?model/.test(screen), screen);
 });
+
+Deno.test("repl shows a declined edit's diff as not applied and keeps the file", async () => {
+  await using env = await setup([
+    {
+      toolCalls: [{
+        name: "file_edit",
+        arguments: { path: "README.md", old: "Hello readme.", new: "Goodbye readme." },
+      }],
+    },
+    { text: "Left it alone." },
+  ]);
+  await env.wt.write(".replio/config.yaml", "tool_permission:\n  edit: ask\n");
+  await using repl = await TmuxRepl.start(env.wt.path, env.args);
+  await repl.enter("change the greeting");
+  await repl.waitFor("+Goodbye readme.");
+  await repl.waitFor("[y/N");
+  await repl.enter("n");
+  const screen = await repl.waitFor("Left it alone.");
+  assert.match(screen, /✗ Not applied: you declined it/);
+  assert.ok(!screen.includes("do not retry"), screen);
+  assert.equal(await env.wt.read("README.md"), "# Demo\n\nHello readme.\n");
+});

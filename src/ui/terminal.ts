@@ -70,12 +70,14 @@ export class TerminalSink implements Sink {
   #lastBlock: "none" | "text" | "tools" = "none";
   #turnStarted = 0;
   #thinkingStarted: number | null = null;
-  /** Activities of calls whose result has not arrived, for echo. */
-  readonly #activities = new Map<string, Activity>();
+  /** Calls whose result has not arrived: for echo, and to tell people what a refusal meant. */
+  readonly #calls = new Map<string, PendingCall>();
   #spinner:
     | { label: string; started: number; timer: ReturnType<typeof setInterval>; frame: number }
     | null = null;
   #spinnerShown = false;
+  /** The last confirm was answered with Ctrl-C: the turn ends, its refusal needs no line. */
+  #cancelled = false;
 
   constructor(options: TerminalSinkOptions) {
     this.#options = options;
@@ -96,7 +98,7 @@ export class TerminalSink implements Sink {
     // The person's Enter left the cursor at a line start; output between turns is not ours.
     this.#atLineStart = true;
     this.#lastBlock = "none";
-    this.#activities.clear();
+    this.#calls.clear();
     this.#spin("Working");
   }
 
@@ -124,6 +126,13 @@ export class TerminalSink implements Sink {
       case "tool_result":
         this.#toolResult(event);
         break;
+      case "permission":
+        // Calls run one at a time: the refusal is the newest pending call's.
+        if (event.decision !== "granted") {
+          const pending = [...this.#calls.values()].findLast((c) => c.name === event.tool);
+          if (pending) pending.refusal = { decision: event.decision, reason: event.reason };
+        }
+        break;
       case "note":
         if (this.#display.showNotes) this.#line(event.message, this.#options.styles.dim, "  ");
         break;
@@ -145,6 +154,7 @@ export class TerminalSink implements Sink {
     const prompt = `${s.yellow("?")} Allow ${label} ${s.dim(`(${request.reason})`)} [y/N] `;
     const answer = await this.#options.prompter.question(prompt);
     // Ctrl-C cancels the turn; Ctrl-D means "no", as an empty answer does.
+    this.#cancelled = answer.kind === "interrupt";
     if (answer.kind === "interrupt") return "cancel";
     const granted = answer.kind === "line" && /^\s*y(es)?\s*$/i.test(answer.text);
     if (granted) this.#spin("Running");
@@ -203,7 +213,7 @@ export class TerminalSink implements Sink {
   #toolCall(id: string, name: string, activity: Activity): void {
     this.#stopSpinner();
     this.#write(this.#answer.end());
-    this.#activities.set(id, activity);
+    this.#calls.set(id, { name, activity, refusal: null });
     if (this.#display.toolStatusVisible) {
       this.#block("tools");
       const s = this.#options.styles;
@@ -222,10 +232,15 @@ export class TerminalSink implements Sink {
   #toolResult(event: Extract<TurnEvent, { type: "tool_result" }>): void {
     this.#stopSpinner();
     const s = this.#options.styles;
-    const activity = this.#activities.get(event.id);
-    this.#activities.delete(event.id);
+    const call = this.#calls.get(event.id);
+    this.#calls.delete(event.id);
+    const activity = call?.activity;
     const firstLine = event.output.split("\n")[0] ?? "";
-    if (event.is_error) {
+    if (call?.refusal) {
+      // The result is written for the model ("do not retry it"); people get what happened.
+      const line = refusalLine(call, this.#cancelled);
+      if (line) this.#line(line, call.refusal.decision === "declined" ? s.yellow : s.red, "  ");
+    } else if (event.is_error) {
       if (this.#display.showErrors) this.#line(`! ${firstLine}`, s.red, "  ");
     } else if (event.is_note) {
       if (this.#display.showNotes) this.#line(firstLine, s.dim, "  ");
@@ -333,6 +348,26 @@ export class TerminalSink implements Sink {
     this.#spinner = null;
     this.#clearSpinner();
   }
+}
+
+/** A call on its way: what the line showed, and the policy's or person's refusal if any. */
+interface PendingCall {
+  name: string;
+  activity: Activity;
+  refusal: { decision: "declined" | "denied"; reason: string } | null;
+}
+
+/** What a refused call means to the person at the terminal; null when nothing needs saying. */
+function refusalLine(call: PendingCall, cancelled: boolean): string | null {
+  const refusal = call.refusal!;
+  if (refusal.decision === "declined") {
+    if (cancelled) return null;
+    return statusDetail(call.activity).length > 0
+      ? "✗ Not applied: you declined it"
+      : "✗ Not run: you declined";
+  }
+  return `! Blocked by policy (${refusal.reason}): the model was told to take another way; ` +
+    "/help shows the rules, /config and /mode change them";
 }
 
 /** Diff lines of a status preview keep their colour under the dimming. */

@@ -194,3 +194,72 @@ Deno.test("TerminalSink reports a cancelled turn and marks an answer cut off mid
   });
   assert.equal(stable(whole.out.text), "A whole line.\n(cancelled)\nN.Ns\n");
 });
+
+const EDIT: Activity = {
+  glyph: "✎",
+  verb: "Edit",
+  key: "a.ts",
+  params: {},
+  status: "[file_edit: a.ts]\n-old\n+new",
+  echo: false,
+};
+
+Deno.test("TerminalSink marks a declined edit's diff as not applied, in words for people", async () => {
+  const { terminal, out } = sink({ answers: ["n"] });
+  terminal.beginTurn();
+  terminal.emit(call("c1", EDIT, "file_edit"));
+  assert.equal(
+    await terminal.confirm({ tool: "file_edit", activity: EDIT, reason: "tool_permission.edit" }),
+    "no",
+  );
+  terminal.emit({
+    type: "permission",
+    tool: "file_edit",
+    action: "ask",
+    decision: "declined",
+    reason: "tool_permission.edit",
+  });
+  terminal.emit({
+    ...result(
+      "c1",
+      "Error: the user declined to run file_edit: do not retry it; ask what they want",
+    ),
+    name: "file_edit",
+    is_error: true,
+  });
+  assert.equal(
+    out.text,
+    [
+      "✎ Edit a.ts",
+      "  -old",
+      "  +new",
+      "? Allow ✎ Edit a.ts (tool_permission.edit) [y/N] ",
+      "  ✗ Not applied: you declined it",
+      "",
+    ].join("\n"),
+  );
+});
+
+Deno.test("TerminalSink tells people what a policy refusal means, not the model's instructions", () => {
+  const { terminal, out } = sink();
+  terminal.beginTurn();
+  terminal.emit(call("c1", { ...READ, glyph: "$", verb: "Run", key: "rm -rf x" }, "run_command"));
+  terminal.emit({
+    type: "permission",
+    tool: "run_command",
+    action: "deny",
+    decision: "denied",
+    reason: "mode plan",
+  });
+  terminal.emit({
+    ...result(
+      "c1",
+      "Error: run_command is denied by policy (mode plan): do not retry it; use another tool or approach",
+    ),
+    name: "run_command",
+    is_error: true,
+  });
+  const text = out.text.replace(/\n +/g, " ");
+  assert.ok(!text.includes("do not retry"), text);
+  assert.match(text, /! Blocked by policy \(mode plan\): the model was told to take another way/);
+});
