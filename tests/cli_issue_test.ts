@@ -36,3 +36,41 @@ Deno.test("replio tools lists git_commit as it behaves: ask, even where edits ar
     ["git_commit always confirms; headless"],
   );
 });
+
+Deno.test("replio tool --json names the canonical tool when called by an alias", async () => {
+  await using wt = await tempWorktree({ "a.txt": "alpha\n" });
+  const run = await runReplio(["tool", "read", '{"path":"a.txt"}', "--json"], { cwd: wt.path });
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(JSON.parse(run.stdout).tool, "file_read");
+});
+
+Deno.test("replio tool exits 2 for arguments that do not fit the schema", async () => {
+  await using wt = await tempWorktree();
+  const missing = await runReplio(["tool", "file_read"], { cwd: wt.path });
+  assert.deepEqual(missing, {
+    code: 2,
+    stdout: "",
+    stderr: 'replio: Cannot run "file_read": invalid arguments for file_read: missing required ' +
+      'parameter "path": `replio tools --json` lists every tool\'s parameters\n',
+  });
+  const wrongType = await runReplio(["tool", "read", '{"path":7}'], { cwd: wt.path });
+  assert.equal(wrongType.code, 2);
+  assert.match(wrongType.stderr, /^replio: Cannot run "read": invalid arguments for file_read/);
+});
+
+Deno.test("replio sessions list --json prints the sessions as JSON", async () => {
+  await using wt = await tempWorktree();
+  const empty = await runReplio(["sessions", "list", "--json"], { cwd: wt.path });
+  assert.deepEqual(empty, { code: 0, stdout: "[]\n", stderr: "" });
+});
+
+Deno.test("replio help is --help, and replio help run is replio run --help", async () => {
+  await using wt = await tempWorktree();
+  const help = await runReplio(["help"], { cwd: wt.path });
+  const flag = await runReplio(["--help"], { cwd: wt.path });
+  assert.deepEqual(help, { ...flag, code: 0 });
+  const run = await runReplio(["help", "run"], { cwd: wt.path });
+  const runFlag = await runReplio(["run", "--help"], { cwd: wt.path });
+  assert.deepEqual(run, { ...runFlag, code: 0 });
+  assert.match(run.stdout, /^Usage: replio run /);
+});

@@ -43,6 +43,9 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     // Subcommands repeat --mode and --path; without this the root would take them.
     .enablePositionalOptions()
     .showSuggestionAfterError(true)
+    // The root runs the REPL, so commander would not add `help` itself: `replio help run` is
+    // `replio run --help`, as git and npm have it.
+    .helpCommand("help [command]", "show help for a command")
     .action(async (options) => {
       const { runRepl } = await import("./repl.ts");
       setExitCode(await runRepl(options));
@@ -156,6 +159,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .exitOverride();
   sessions.command("list")
     .description("list sessions, newest first")
+    .option("--json", "print [{id, created, updated, turns, size, lastPrompt, …}] as JSON")
     .option("--path <dir>", "worktree (default: the current directory)")
     .exitOverride()
     .action(async (options) => {
