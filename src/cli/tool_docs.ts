@@ -56,12 +56,22 @@ function renderParameters(schema: JsonSchema): string {
       : required.has(name)
       ? "required"
       : "—";
-    const doc = String(prop.description ?? "").replaceAll("|", "\\|");
+    const doc = markdownCell(String(prop.description ?? ""));
     return `| \`${name}\` | ${describeSchema(prop)} | ${def} | ${doc} |`;
   });
   if (rows.length === 0) return "No parameters.";
   return ["| Parameter | Type | Default | Description |", "| --- | --- | --- | --- |", ...rows]
     .join("\n");
+}
+
+/**
+ * A description (plain text for the model) as a table cell: quoted examples such as "*.ts"
+ * become code, so Markdown (and `deno fmt`) cannot read their `*` and `_` as emphasis.
+ */
+function markdownCell(text: string): string {
+  return text.split(/("[^"`]*[*_][^"`]*")/).map((part, i) =>
+    i % 2 === 1 ? `\`${part.slice(1, -1)}\`` : part.replace(/[*]/g, "\\*")
+  ).join("").replaceAll("|", "\\|");
 }
 
 /** docs/tools.md with its generated section replaced. */

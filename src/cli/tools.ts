@@ -64,17 +64,27 @@ export async function listTools(options: ToolsCommandOptions): Promise<number> {
   if (options.json) {
     text = JSON.stringify(listing, null, 2) + "\n";
   } else {
-    const width = Math.max(...rows.map((r) => r.name.length), 4);
     text = `mode: ${ws.policy.mode}  worktree: ${ws.worktree}\n` +
-      rows.map((r) =>
-        `${r.name.padEnd(width)}  ${r.category.padEnd(8)} ${r.permission.padEnd(8)} ${
-          r.action.padEnd(5)
-        } (${r.reason})  ${r.short}`
-      ).join("\n") + "\n" +
+      formatColumns(rows.map((r) => [
+        r.name,
+        r.category,
+        r.permission,
+        `${r.action.padEnd(5)} (${r.reason})`,
+        r.short,
+      ])) +
       (hidden.length
         ? `hidden by policy: ${hidden.map((h) => `${h.name} (${h.reason})`).join(", ")}\n`
         : "");
   }
   await Deno.stdout.write(new TextEncoder().encode(text));
   return EXIT.ok;
+}
+
+/** Rows as columns two spaces apart, each as wide as its widest cell; the last is not padded. */
+function formatColumns(rows: string[][]): string {
+  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((row) => row[i]!.length))) ?? [];
+  return rows.map((row) =>
+    row.map((cell, i) => i === row.length - 1 ? cell : cell.padEnd(widths[i]!)).join("  ")
+      .trimEnd() + "\n"
+  ).join("");
 }
