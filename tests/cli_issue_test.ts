@@ -74,3 +74,25 @@ Deno.test("replio help is --help, and replio help run is replio run --help", asy
   assert.deepEqual(run, { ...runFlag, code: 0 });
   assert.match(run.stdout, /^Usage: replio run /);
 });
+
+Deno.test("replio tools --json gives each tool's description and parameters as the model gets them", async () => {
+  await using wt = await tempWorktree({ "a.txt": "alpha\n" });
+  const listing = await runReplio(["tools", "--json"], { cwd: wt.path });
+  const tools = JSON.parse(listing.stdout).tools as {
+    name: string;
+    description: string;
+    parameters: { type: string; properties: Record<string, unknown>; required?: string[] };
+  }[];
+  const read = tools.find((t) => t.name === "file_read")!;
+  const sent = await Deno.readTextFile(
+    new URL("../plugins/core-fs/file_read.md", import.meta.url),
+  );
+  assert.equal(read.description, sent);
+  assert.equal(read.parameters.type, "object");
+  assert.deepEqual(read.parameters.required, ["path"]);
+  // A call built from the schema alone runs.
+  const args = Object.fromEntries((read.parameters.required ?? []).map((k) => [k, "a.txt"]));
+  const call = await runReplio(["tool", read.name, JSON.stringify(args)], { cwd: wt.path });
+  assert.equal(call.code, 0, call.stderr);
+  assert.match(call.stdout, /alpha/);
+});

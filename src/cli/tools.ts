@@ -3,7 +3,7 @@
  * resolves now (config and mode applied), with the reason.
  * @module
  */
-import { type Policy, summarizeTool, type ToolRegistry } from "../tools/mod.ts";
+import { type JsonSchema, type Policy, summarizeTool, type ToolRegistry } from "../tools/mod.ts";
 import { openWorkspace } from "./workspace.ts";
 import { EXIT } from "./errors.ts";
 
@@ -26,6 +26,10 @@ export interface ToolListing {
     reason: string;
     aliases: string[];
     short: string;
+    /** What the model reads, exactly as sent. */
+    description: string;
+    /** The JSON Schema of the arguments, as sent: scripts build calls from it. */
+    parameters: JsonSchema;
   }[];
   /** Tools a deny hides, with what hid them. */
   hidden: { name: string; reason: string }[];
@@ -50,6 +54,8 @@ export function toolListing(
       reason,
       aliases: (tool.aliases ?? []).map((a) => typeof a === "string" ? a : a.name),
       short: summarizeTool(tool),
+      description: tool.description,
+      parameters: tool.parameters,
     };
   });
   return { mode: ws.policy.mode, worktree: ws.worktree, tools, hidden };
