@@ -4,6 +4,7 @@
  * @module
  */
 import assert from "node:assert/strict";
+import { type MockModel, startMockModel } from "./support/mock_model.ts";
 import { runReplio } from "./support/replio_process.ts";
 import { tempWorktree } from "./support/worktree.ts";
 
@@ -95,4 +96,62 @@ Deno.test("replio tools --json gives each tool's description and parameters as t
   const call = await runReplio(["tool", read.name, JSON.stringify(args)], { cwd: wt.path });
   assert.equal(call.code, 0, call.stderr);
   assert.match(call.stdout, /alpha/);
+});
+
+/** `replio run` against the mock model. */
+function runWith(mock: MockModel, cwd: string, ...args: string[]) {
+  return runReplio(["run", "--base-url", mock.baseUrl, "--model", "mock-model", ...args], { cwd });
+}
+
+async function sessionIds(worktree: string): Promise<string[]> {
+  const listed = await runReplio(["sessions", "list", "--json"], { cwd: worktree });
+  return (JSON.parse(listed.stdout) as { id: string }[]).map((s) => s.id);
+}
+
+Deno.test("replio run --continue resumes the latest session of the worktree", async () => {
+  await using wt = await tempWorktree();
+  await using mock = startMockModel([{ text: "Noted: blue." }, { text: "You said blue." }]);
+  assert.equal((await runWith(mock, wt.path, "my colour is blue")).code, 0);
+  const [first] = await sessionIds(wt.path);
+  const again = await runWith(mock, wt.path, "--continue", "what colour did I say?");
+  assert.equal(again.code, 0, again.stderr);
+  assert.equal(again.stdout, "You said blue.\n");
+  assert.deepEqual(await sessionIds(wt.path), [first]);
+  const contents = mock.requests[1]!.messages.map((m) => m.content);
+  assert.ok(contents.includes("my colour is blue") && contents.includes("Noted: blue."));
+});
+
+Deno.test("replio run --session with a mistyped id is a usage error naming the closest", async () => {
+  await using wt = await tempWorktree();
+  await using mock = startMockModel([{ text: "Hi." }]);
+  assert.equal((await runWith(mock, wt.path, "hello")).code, 0);
+  const [id] = await sessionIds(wt.path);
+  const typo = id!.slice(0, -1) + (id!.endsWith("a") ? "b" : "a");
+  const run = await runWith(mock, wt.path, "--session", typo, "go on");
+  assert.deepEqual(run, {
+    code: 2,
+    stdout: "",
+    stderr: `replio: Cannot open session "${typo}": no such session: did you mean "${id}"? ` +
+      "(replio sessions list shows them all)\n",
+  });
+  assert.deepEqual(await sessionIds(wt.path), [id]);
+  assert.equal(mock.requests.length, 1);
+});
+
+Deno.test("replio run that fails before the model replies leaves no session behind", async () => {
+  await using wt = await tempWorktree();
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const closedPort = listener.addr.port;
+  listener.close();
+  const run = await runReplio([
+    "run",
+    "--base-url",
+    `http://127.0.0.1:${closedPort}/v1`,
+    "--model",
+    "m",
+    "hello",
+  ], { cwd: wt.path });
+  assert.equal(run.code, 1);
+  assert.match(run.stderr, /connection/i);
+  assert.deepEqual(await sessionIds(wt.path), []);
 });

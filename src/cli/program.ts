@@ -38,6 +38,8 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .option("--model <model>", "model name")
     .option("--base-url <url>", "OpenAI-compatible endpoint URL")
     .option("--session <id>", "continue or create this session")
+    .option("-c, --continue", "continue the latest session in this worktree")
+    .option("-r, --resume", "pick a session to resume from a list")
     .addHelpText("after", EXAMPLES)
     .exitOverride()
     // Subcommands repeat --mode and --path; without this the root would take them.
@@ -63,6 +65,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .option("--model <model>", "model name")
     .option("--base-url <url>", "OpenAI-compatible endpoint URL")
     .option("--session <id>", "continue or create this session")
+    .option("-c, --continue", "continue the latest session in this worktree")
     .option("--mode <mode>", "mode for this turn")
     .option("--path <dir>", "worktree (default: the current directory)")
     .option("--max-rounds <n>", "end the turn after N model rounds", parsePositiveInt)

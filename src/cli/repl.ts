@@ -10,6 +10,7 @@ import { startRepl } from "../repl/mod.ts";
 import { wantsColor } from "../ui/styles.ts";
 import { fileWriter } from "../ui/writer.ts";
 import { VERSION } from "../version.ts";
+import { chooseSession } from "./choose_session.ts";
 import { runConfigCommand } from "./config.ts";
 import { createRootAgent } from "./start_agent.ts";
 import { configFlags, openWorkspace } from "./workspace.ts";
@@ -21,11 +22,14 @@ export interface ReplOptions {
   model?: string;
   baseUrl?: string;
   session?: string;
+  continue?: boolean;
+  resume?: boolean;
 }
 
 /** Runs the REPL; exit 0 when the person quits. */
 export async function runRepl(options: ReplOptions): Promise<number> {
   const ws = await openWorkspace(options);
+  const sessionId = await chooseSession(ws.worktree, options);
   // Escape codes only when both ends are a terminal: piped input reads as plain lines.
   const isTerminal = Deno.stdin.isTerminal() && Deno.stdout.isTerminal();
   return await startRepl({
@@ -34,7 +38,8 @@ export async function runRepl(options: ReplOptions): Promise<number> {
     config: ws.config,
     registry: ws.registry,
     mode: options.mode,
-    sessionId: options.session,
+    sessionId,
+    pickSession: options.resume === true,
     connect: (config, model) => createProvider(config, model ? { model } : {}),
     createAgent: (config, parts) => createRootAgent({ ...ws, config }, parts),
     loadConfig: () => loadConfig({ worktree: ws.worktree, flags: configFlags(options) }),

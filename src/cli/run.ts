@@ -14,6 +14,7 @@ import { StreamJsonSink } from "../ui/stream_json.ts";
 import { createStyles, wantsColor } from "../ui/styles.ts";
 import { fileWriter, type TextWriter } from "../ui/writer.ts";
 import type { Config } from "../config/mod.ts";
+import { chooseSession } from "./choose_session.ts";
 import { EXIT, UsageError } from "./errors.ts";
 import { createRootAgent } from "./start_agent.ts";
 import { openWorkspace } from "./workspace.ts";
@@ -26,6 +27,7 @@ export interface RunOptions {
   model?: string;
   baseUrl?: string;
   session?: string;
+  continue?: boolean;
   mode?: string;
   path?: string;
   maxRounds?: number;
@@ -49,12 +51,14 @@ export async function runHeadless(promptArg: string, options: RunOptions): Promi
   }
   const prompt = promptArg.trim() ? promptArg : await readPromptFromStdin();
   const ws = await openWorkspace({ ...options, headless: options });
+  const id = await chooseSession(ws.worktree, options);
   const provider = await createProvider(ws.config);
   using session = await openSession(ws.worktree, {
     config: ws.config,
-    id: options.session,
+    id,
     model: provider.model,
   });
+  const isNew = session.turns === 0;
   const stdout = fileWriter(Deno.stdout);
   const sink = createSink(options.output, stdout, ws.config);
   sink.emit({ type: "session", id: session.id });
@@ -70,6 +74,8 @@ export async function runHeadless(promptArg: string, options: RunOptions): Promi
   } finally {
     for (const name of signals) Deno.removeSignalListener(name, cancel);
   }
+  // A first turn that failed before the model said anything leaves nothing worth resuming.
+  if (isNew && !session.answered) session.discard();
   if (options.output === "json") stdout.write(JSON.stringify(result) + "\n");
   return EXIT_BY_STATUS[result.status];
 }

@@ -64,6 +64,8 @@ export interface ReplContext {
   newSession(): Promise<void>;
   /** Continues session `id`; throws when there is none. */
   loadSession(id: string): Promise<void>;
+  /** Re-prints the last exchanges of the session (after loading one). */
+  showRecent(): void;
   /** Summarises older turns; null when there is too little to fold. Throws without a model. */
   compact(signal: AbortSignal): Promise<string | null>;
   /** Clears the terminal screen (a no-op without a terminal). */

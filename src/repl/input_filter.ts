@@ -10,6 +10,7 @@ import type { PasteStore } from "./paste_store.ts";
 const PASTE_START = "\x1b[200~";
 const PASTE_END = "\x1b[201~";
 const CTRL_C = "\x03";
+const ESC = "\x1b";
 
 /** Turns bracketed paste on in a terminal that supports it. */
 export const ENABLE_BRACKETED_PASTE = "\x1b[?2004h";
@@ -53,6 +54,11 @@ export class InputFilter {
 
   /** Takes one chunk read from the terminal. */
   write(chunk: string): void {
+    // A lone Esc is a key press (terminals send a paste marker whole), not a marker's start.
+    if (chunk === ESC && !this.#partial && this.#paste === null && !this.#onInterrupt) {
+      this.#forward(chunk);
+      return;
+    }
     let text = this.#partial + chunk;
     this.#partial = "";
     if (this.#onInterrupt && this.#paste === null) {

@@ -59,6 +59,8 @@ export class LineEditor {
   readonly #lines: string[] = [];
   #waiter: Waiter | null = null;
   #closed = false;
+  /** Set while a picker reads raw keys: they bypass readline. */
+  #keyReader: ((keys: string) => void) | null = null;
   /** The main prompt of the current read, shown again when a continuation is dropped. */
   #promptText = "";
   /** Set while reading a message, so Ctrl-C there can end the read. */
@@ -172,6 +174,20 @@ export class LineEditor {
     });
   }
 
+  /**
+   * Hands raw key chunks (arrows as escape sequences) to `onKeys` until it returns true; a
+   * terminal only, between prompts (the session picker).
+   */
+  readKeys(onKeys: (keys: string) => boolean): Promise<void> {
+    const { promise, resolve } = Promise.withResolvers<void>();
+    this.#keyReader = (keys) => {
+      if (!onKeys(keys)) return;
+      this.#keyReader = null;
+      resolve();
+    };
+    return promise;
+  }
+
   /** A turn starts: Ctrl-C calls `onInterrupt` and other keys wait for the next prompt. */
   hold(onInterrupt: () => void): void {
     this.#onInterrupt = onInterrupt;
@@ -228,6 +244,7 @@ export class LineEditor {
    * half-typed message; only at an empty main prompt does it reach readline and end the REPL.
    */
   #forwardKeys(keys: PassThrough, text: string): void {
+    if (this.#keyReader) return this.#keyReader(text);
     text.split(CTRL_D).forEach((part, i) => {
       if (i > 0 && !this.#endOfInput()) keys.write(CTRL_D);
       if (part) keys.write(part);

@@ -8,7 +8,7 @@
 import type { Config } from "../config/mod.ts";
 import type { Agent } from "../engine/mod.ts";
 import type { Provider } from "../providers/types.ts";
-import { openSession, type Session, sessionFile } from "../session/mod.ts";
+import { listSessions, openSession, type Session, sessionFile } from "../session/mod.ts";
 import { ToolPolicy, type ToolRegistry } from "../tools/mod.ts";
 import type { Sink } from "../ui/events.ts";
 import { MarkdownStream, reflowMarkdown, wrapText } from "../ui/markdown.ts";
@@ -20,6 +20,8 @@ import { completeLine } from "./completion.ts";
 import type { ReplContext, SlashCommand } from "./context.ts";
 import { appendHistory, historyPath, loadHistory } from "./history_file.ts";
 import { LineEditor } from "./line_editor.ts";
+import { recentExchanges } from "./recent_exchanges.ts";
+import { pickSession } from "./session_picker.ts";
 import { parseSlash } from "./slash.ts";
 import { formatTurns } from "./session_commands.ts";
 
@@ -31,8 +33,10 @@ export interface ReplHost {
   registry: ToolRegistry;
   /** `--mode`; undefined starts in the config's `mode`. */
   mode: string | undefined;
-  /** `--session`: continue or create this session. */
+  /** `--session` or `--continue`: continue or create this session. */
   sessionId: string | undefined;
+  /** `--resume`: choose the session from a list first (a terminal only). */
+  pickSession: boolean;
   /** Connects to the model (`model` overrides the config's); throws with how to configure. */
   connect(config: Config, model: string | undefined): Promise<Provider>;
   /** Builds the root agent exactly as `replio run` does. */
@@ -83,6 +87,8 @@ class Repl implements ReplContext {
   /** Set by /model: kept when the config is reloaded. */
   #modelOverride: string | undefined;
   #session: Session | null = null;
+  /** The session had no turns when opened: if none is answered, it is not kept. */
+  #sessionIsNew = false;
   #agent: Agent | null = null;
   #sink: TerminalSink | null = null;
   #editor: LineEditor | null = null;
@@ -136,11 +142,6 @@ class Repl implements ReplContext {
     const historyFile = historyPath(this.worktree);
     const historySize = this.#config.get("history_size");
     const [history] = await Promise.all([loadHistory(historyFile, historySize), this.#connect()]);
-    this.#session = await openSession(this.worktree, {
-      config: this.#config,
-      id: this.#host.sessionId,
-      model: this.model ?? undefined,
-    });
     const editor = new LineEditor({
       terminal: this.#terminal.isTerminal,
       history,
@@ -158,6 +159,16 @@ class Repl implements ReplContext {
       },
     });
     this.#editor = editor;
+    const sessionId = this.#host.pickSession
+      ? await this.#pickSession(editor)
+      : this.#host.sessionId;
+    this.#openedSession(
+      await openSession(this.worktree, {
+        config: this.#config,
+        id: sessionId,
+        model: this.model ?? undefined,
+      }),
+    );
     this.#sink = new TerminalSink({
       out: this.#terminal.out,
       styles: this.styles,
@@ -341,9 +352,55 @@ class Repl implements ReplContext {
       id,
       model: this.model ?? undefined,
     });
-    this.#session?.close();
-    this.#session = next;
+    this.#closeSession();
+    this.#openedSession(next);
     this.#agent = null;
+  }
+
+  #openedSession(session: Session): void {
+    this.#session = session;
+    this.#sessionIsNew = session.turns === 0;
+  }
+
+  /** Closes the session; a new one whose turns all failed before any reply leaves no file. */
+  #closeSession(): void {
+    const session = this.#session;
+    if (!session) return;
+    if (this.#sessionIsNew && !session.answered) session.discard();
+    else session.close();
+  }
+
+  /** `--resume`: the picker in a terminal; without one, a note and a new session. */
+  async #pickSession(editor: LineEditor): Promise<string | undefined> {
+    const sessions = (await listSessions(this.worktree)).filter((s) => !s.parent);
+    if (sessions.length === 0) {
+      this.print("No sessions to resume in this worktree yet: starting a new one", this.styles.dim);
+      return undefined;
+    }
+    if (!editor.isTerminal) {
+      this.printError("Cannot show the session picker without a terminal: use --session ID");
+      return undefined;
+    }
+    const id = await pickSession(sessions, {
+      out: this.#terminal.out,
+      styles: this.styles,
+      width: this.#terminal.width(),
+      readKeys: (onKeys) => editor.readKeys(onKeys),
+    });
+    return id ?? undefined;
+  }
+
+  /** Re-prints the last exchanges of a resumed session, so the next message has its context. */
+  showRecent(): void {
+    const s = this.styles;
+    for (const exchange of recentExchanges(this.session.history(), RECENT_EXCHANGES)) {
+      this.print(`> ${firstLines(exchange.prompt, PROMPT_PREVIEW_LINES)}`, s.cyan, "    ");
+      const tools = exchange.toolCalls
+        ? s.dim(`(${exchange.toolCalls} tool call${exchange.toolCalls === 1 ? "" : "s"}) `)
+        : "";
+      if (tools) this.print(tools);
+      if (exchange.answer) this.printMarkdown(firstLines(exchange.answer, ANSWER_PREVIEW_LINES));
+    }
   }
 
   /** Connects to the model; on failure the REPL runs on without one and says why. */
@@ -376,6 +433,7 @@ class Repl implements ReplContext {
         `continuing session ${this.session.id} (${formatTurns(this.session.turns)})`,
         s.dim,
       );
+      this.showRecent();
     }
     for (const warning of this.session.warnings) this.print(warning, s.yellow);
     if (!this.model) {
@@ -397,11 +455,25 @@ class Repl implements ReplContext {
     this.#sink?.dispose();
     this.#editor?.close();
     const session = this.#session;
-    if (session && session.turns > 0) {
+    const kept = session && session.turns > 0 && (session.answered || !this.#sessionIsNew);
+    if (kept) {
       this.print(`Session ${session.id} saved: replio --session ${session.id}`, this.styles.dim);
     }
-    session?.close();
+    this.#closeSession();
   }
+}
+
+/** A resumed session re-prints this many exchanges, each cut to a few lines. */
+const RECENT_EXCHANGES = 2;
+const PROMPT_PREVIEW_LINES = 3;
+const ANSWER_PREVIEW_LINES = 12;
+
+/** The first `count` lines of `text`, with a mark when some were left out. */
+function firstLines(text: string, count: number): string {
+  const lines = text.trim().split("\n");
+  return lines.length <= count
+    ? lines.join("\n")
+    : `${lines.slice(0, count).join("\n")}\n… (${lines.length - count} more lines)`;
 }
 
 const WITHOUT_MODEL = "/tool and /help work without a model";

@@ -37,6 +37,7 @@ export const sessionCommand: SlashCommand = {
           `Continuing session ${repl.session.id} (${formatTurns(repl.session.turns)})`,
           repl.styles.dim,
         );
+        repl.showRecent();
         return;
       case "list":
         return await printSessions(repl);

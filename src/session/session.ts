@@ -111,6 +111,7 @@ export class Session implements Disposable {
   #resume: ResumeFixes | null;
   #file: Deno.FsFile | null = null;
   #closed = false;
+  #answered = false;
 
   /** Use {@link openSession}. */
   constructor(init: SessionInit) {
@@ -168,6 +169,25 @@ export class Session implements Disposable {
     writeWhole(this.#file, new TextEncoder().encode(text));
     for (const r of prelude) this.#state.apply(r);
     this.#state.apply(full);
+    if (full.type === "message" && full.message.role === "assistant") this.#answered = true;
+  }
+
+  /** Whether the model has replied in this process (text or tool calls). */
+  get answered(): boolean {
+    return this.#answered;
+  }
+
+  /**
+   * Closes the session and deletes its file: for a new session whose turns all failed before
+   * the model replied, which would only be an empty entry in `replio sessions list`.
+   */
+  discard(): void {
+    this.close();
+    try {
+      Deno.removeSync(this.path);
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+    }
   }
 
   /** Appends a chat message: user, assistant (text, reasoning, tool calls) or tool result. */
