@@ -106,3 +106,52 @@ Deno.test("repl shows a declined edit's diff as not applied and keeps the file",
   assert.ok(!screen.includes("do not retry"), screen);
   assert.equal(await env.wt.read("README.md"), "# Demo\n\nHello readme.\n");
 });
+
+Deno.test("repl --continue opens the latest session and re-prints its last exchange", async () => {
+  await using env = await setup([{ text: "Noted: the colour is blue." }, { text: "Blue." }]);
+  {
+    await using repl = await TmuxRepl.start(env.wt.path, env.args);
+    await repl.enter("remember blue");
+    await repl.waitFor("Noted: the colour is blue.");
+    await repl.waitForPrompt();
+    await repl.keys("C-d");
+    await repl.waitForExit();
+  }
+  await using repl = await TmuxRepl.start(env.wt.path, [...env.args, "--continue"]);
+  const screen = await repl.screen();
+  assert.match(
+    screen,
+    /continuing session ses_\S+ \(1 turn\)\n> remember blue\nNoted: the colour is blue\./,
+  );
+  await repl.enter("which colour?");
+  await repl.waitFor("Blue.");
+  const contents = env.mock.requests[1]!.messages.map((m) => m.content);
+  assert.ok(contents.includes("remember blue"), "the history was sent");
+});
+
+Deno.test("repl --resume picks a session with the arrow keys", async () => {
+  await using env = await setup([{ text: "First answer." }, { text: "Second answer." }, {
+    text: "Back in the first.",
+  }]);
+  for (const prompt of ["the first topic", "the second topic"]) {
+    await using repl = await TmuxRepl.start(env.wt.path, env.args);
+    await repl.enter(prompt);
+    await repl.waitFor(/(First|Second) answer\./);
+    await repl.waitForPrompt();
+    await repl.keys("C-d");
+    await repl.waitForExit();
+  }
+  await using repl = await TmuxRepl.start(env.wt.path, [...env.args, "--resume"], {
+    waitForPrompt: false,
+  });
+  await repl.waitFor(/› .*1 turn +the second topic/);
+  await repl.keys("Down");
+  await repl.waitFor(/› .*1 turn +the first topic/);
+  await repl.keys("Enter");
+  await repl.waitFor("> the first topic\nFirst answer.");
+  await repl.waitForPrompt();
+  await repl.enter("go on");
+  await repl.waitFor("Back in the first.");
+  const contents = env.mock.requests[2]!.messages.map((m) => m.content);
+  assert.ok(contents.includes("the first topic") && !contents.includes("the second topic"));
+});

@@ -31,7 +31,7 @@ export class TmuxRepl implements AsyncDisposable {
   static async start(
     worktree: string,
     args: string[] = [],
-    options: { width?: number; noColor?: boolean } = {},
+    options: { width?: number; noColor?: boolean; waitForPrompt?: boolean } = {},
   ): Promise<TmuxRepl> {
     const socket = `replio_test_${crypto.randomUUID().slice(0, 8)}`;
     const repl = new TmuxRepl(socket);
@@ -56,7 +56,7 @@ export class TmuxRepl implements AsyncDisposable {
     );
     // Keep the pane after replio exits, so a test can see that it did.
     await repl.tmux("set-option", "-g", "remain-on-exit", "on");
-    await repl.waitForPrompt();
+    if (options.waitForPrompt !== false) await repl.waitForPrompt();
     return repl;
   }
 
