@@ -155,3 +155,15 @@ Deno.test("replio run that fails before the model replies leaves no session behi
   assert.match(run.stderr, /connection/i);
   assert.deepEqual(await sessionIds(wt.path), []);
 });
+
+Deno.test("--permission-mode accept-edits allows edits in the worktree but still asks for commands", async () => {
+  await using wt = await tempWorktree({ ".replio/config.yaml": "tool_permission:\n  edit: ask\n" });
+  const listing = await runReplio(["tools", "--json", "--mode", "accept-edits"], { cwd: wt.path });
+  const tools = JSON.parse(listing.stdout).tools as ListedTool[];
+  const actions = Object.fromEntries(tools.map((t) => [t.name, `${t.action} (${t.reason})`]));
+  assert.equal(actions.file_write, "allow (mode accept-edits)");
+  assert.equal(actions.run_command, "ask (mode accept-edits)");
+  assert.equal(actions.git_commit, "ask (git_commit always confirms)");
+  const help = await runReplio(["run", "--help"], { cwd: wt.path });
+  assert.match(help.stdout, /--permission-mode <mode>/);
+});

@@ -264,7 +264,7 @@ Deno.test("replio exits 2 for an unknown mode", async () => {
   assert.equal(run.code, 2);
   assert.equal(
     run.stderr,
-    'replio: Cannot use mode "nope": no such mode: use one of default, plan\n',
+    'replio: Cannot use mode "nope": no such mode: use one of default, plan, accept-edits\n',
   );
 });
 

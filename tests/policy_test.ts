@@ -230,7 +230,9 @@ Deno.test("ToolPolicy rejects an unknown mode naming the known ones", async () =
   const config = await configWith({ modes: { review: {} } });
   assert.throws(
     () => new ToolPolicy({ config, worktree: "/w", mode: "nope" }),
-    new ConfigError('Cannot use mode "nope": no such mode: use one of default, plan, review'),
+    new ConfigError(
+      'Cannot use mode "nope": no such mode: use one of default, plan, accept-edits, review',
+    ),
   );
 });
 

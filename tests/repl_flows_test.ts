@@ -155,3 +155,57 @@ Deno.test("repl --resume picks a session with the arrow keys", async () => {
   const contents = env.mock.requests[2]!.messages.map((m) => m.content);
   assert.ok(contents.includes("the first topic") && !contents.includes("the second topic"));
 });
+
+Deno.test("repl 'a' allows a command prefix for the session, shown first; /permissions removes it", async () => {
+  await using env = await setup([
+    { toolCalls: [{ name: "run_command", arguments: { command: "ls -a" } }] },
+    { toolCalls: [{ name: "run_command", arguments: { command: "ls -la" } }] },
+    { text: "Listed twice." },
+    { toolCalls: [{ name: "run_command", arguments: { command: "ls -l" } }] },
+    { text: "Asked again." },
+  ]);
+  await using repl = await TmuxRepl.start(env.wt.path, env.args);
+  await repl.enter("list the files twice");
+  await repl.waitFor('a: always allow run_command commands starting with "ls" in this session');
+  await repl.waitFor("[y/N] (a always, e edit)");
+  await repl.enter("a");
+  await repl.waitFor("Listed twice.");
+  await repl.waitForPrompt();
+  const screen = await repl.screen();
+  assert.ok(!screen.includes("Allow $ Run ls -la"), "the second ls ran without asking");
+  const audit = (await sessionRecords(env.wt.path)).filter((r) => r.type === "permission");
+  assert.deepEqual(audit.map((r) => [r.decision, r.reason]), [
+    ["granted", 'tool_permission.bash; always: run_command commands starting with "ls"'],
+    ["granted", 'approved: run_command commands starting with "ls"'],
+  ]);
+  await repl.enter("/permissions");
+  await repl.waitFor('1. run_command commands starting with "ls"');
+  await repl.enter("/permissions remove 1");
+  await repl.waitFor('Removed: run_command commands starting with "ls"; it asks again');
+  await repl.enter("list once more");
+  await repl.waitFor("Allow $ Run ls -l ");
+  await repl.enter("y");
+  await repl.waitFor("Asked again.");
+});
+
+Deno.test("repl 'e' edits the command before it runs and tells the model", async () => {
+  await using env = await setup([
+    { toolCalls: [{ name: "run_command", arguments: { command: "touch wrong_name" } }] },
+    { text: "Done." },
+  ]);
+  await using repl = await TmuxRepl.start(env.wt.path, env.args);
+  await repl.enter("make a file");
+  await repl.waitFor("[y/N] (a always, e edit)");
+  await repl.enter("e");
+  await repl.waitFor(/edit: touch wrong_name\s*$/, "the command to edit");
+  await repl.keys("C-u");
+  await repl.enter("touch right_name");
+  await repl.waitFor("Done.");
+  await Deno.stat(join(env.wt.path, "right_name"));
+  await assert.rejects(Deno.stat(join(env.wt.path, "wrong_name")), Deno.errors.NotFound);
+  const toolMessage = env.mock.requests[1]!.messages.at(-1)!;
+  assert.match(
+    String(toolMessage.content),
+    /^\(the user edited command before it ran: touch right_name\)\nexit 0/,
+  );
+});

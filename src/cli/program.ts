@@ -34,7 +34,8 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .description("A terminal AI agent: a model acts through tools, every call passes one policy.")
     .version(`replio ${VERSION}`, "-V, --version", "print the version")
     .option("--path <dir>", "worktree (default: the current directory)")
-    .option("--mode <mode>", "mode to start in (default, plan, or one from config)")
+    .option("--mode <mode>", "mode to start in (default, plan, accept-edits, or one from config)")
+    .option("--permission-mode <mode>", "the same as --mode (e.g. accept-edits)")
     .option("--model <model>", "model name")
     .option("--base-url <url>", "OpenAI-compatible endpoint URL")
     .option("--session <id>", "continue or create this session")
@@ -50,7 +51,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .helpCommand("help [command]", "show help for a command")
     .action(async (options) => {
       const { runRepl } = await import("./repl.ts");
-      setExitCode(await runRepl(options));
+      setExitCode(await runRepl({ ...options, mode: options.mode ?? options.permissionMode }));
     });
 
   program.command("run")
@@ -67,12 +68,18 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .option("--session <id>", "continue or create this session")
     .option("-c, --continue", "continue the latest session in this worktree")
     .option("--mode <mode>", "mode for this turn")
+    .option("--permission-mode <mode>", "the same as --mode (e.g. accept-edits)")
     .option("--path <dir>", "worktree (default: the current directory)")
     .option("--max-rounds <n>", "end the turn after N model rounds", parsePositiveInt)
     .exitOverride()
     .action(async (prompt: string[], options) => {
       const { runHeadless } = await import("./run.ts");
-      setExitCode(await runHeadless(prompt.join(" "), options));
+      setExitCode(
+        await runHeadless(prompt.join(" "), {
+          ...options,
+          mode: options.mode ?? options.permissionMode,
+        }),
+      );
     });
 
   program.command("tool")

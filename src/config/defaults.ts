@@ -315,7 +315,7 @@ export const CONFIG_KEYS = {
   modes: key(
     Type.Record(Type.String(), MODE_SCHEMA),
     {},
-    "Named modes layered over the base policy; `plan` is built in",
+    "Named modes layered over the base policy; `plan` and `accept-edits` are built in",
     { mergesPerEntry: true },
   ),
   agents: key(

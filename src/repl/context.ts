@@ -5,7 +5,7 @@
  */
 import type { Config } from "../config/mod.ts";
 import type { Session } from "../session/mod.ts";
-import type { ToolPolicy, ToolRegistry } from "../tools/mod.ts";
+import type { SessionApprovals, ToolPolicy, ToolRegistry } from "../tools/mod.ts";
 import type { Styles } from "../ui/styles.ts";
 import type { TerminalSink } from "../ui/terminal.ts";
 
@@ -29,6 +29,8 @@ export interface ReplContext {
   readonly registry: ToolRegistry;
   /** The policy of the current mode. */
   readonly policy: ToolPolicy;
+  /** The "always allow" rules accepted in this REPL. */
+  readonly approvals: SessionApprovals;
   /** The current model, or null when none is reachable. */
   readonly model: string | null;
   /** Why there is no model, with how to configure one; "" when there is one. */

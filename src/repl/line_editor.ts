@@ -157,13 +157,14 @@ export class LineEditor {
   }
 
   /** Shows `prompt` and reads one answer line, or Ctrl-C (`interrupt`) or Ctrl-D (`eof`). */
-  question(prompt: string): Promise<PromptAnswer> {
+  question(prompt: string, initial = ""): Promise<PromptAnswer> {
     const onInterrupt = this.#onInterrupt;
     this.#onInterrupt = null;
     // Keys typed ahead during the turn are meant for the next message, not for this answer.
     this.#filter?.passKeys();
     return new Promise((resolve) => {
       this.#prompt(prompt);
+      if (initial && this.isTerminal) this.#rl.write(initial);
       this.#nextLine((line) => {
         this.#onInterrupt = onInterrupt;
         if (onInterrupt) this.#filter?.hold(onInterrupt);

@@ -9,7 +9,7 @@ import type { Config } from "../config/mod.ts";
 import type { Agent } from "../engine/mod.ts";
 import type { Provider } from "../providers/types.ts";
 import { listSessions, openSession, type Session, sessionFile } from "../session/mod.ts";
-import { ToolPolicy, type ToolRegistry } from "../tools/mod.ts";
+import { SessionApprovals, ToolPolicy, type ToolRegistry } from "../tools/mod.ts";
 import type { Sink } from "../ui/events.ts";
 import { MarkdownStream, reflowMarkdown, wrapText } from "../ui/markdown.ts";
 import { createStyles, type Styles } from "../ui/styles.ts";
@@ -80,6 +80,8 @@ class Repl implements ReplContext {
   readonly #terminal: ReplTerminal;
   readonly styles: Styles;
   readonly commands: readonly SlashCommand[] = COMMANDS;
+  /** "Always allow" rules accepted at confirm prompts; they outlive mode and model changes. */
+  readonly approvals = new SessionApprovals();
   #config: Config;
   #policy: ToolPolicy;
   #provider: Provider | null = null;
@@ -107,6 +109,7 @@ class Repl implements ReplContext {
       config: host.config,
       worktree: host.worktree,
       mode: host.mode,
+      approvals: this.approvals,
     });
   }
 
@@ -277,7 +280,12 @@ class Repl implements ReplContext {
   }
 
   setMode(name: string): void {
-    this.#policy = new ToolPolicy({ config: this.#config, worktree: this.worktree, mode: name });
+    this.#policy = new ToolPolicy({
+      config: this.#config,
+      worktree: this.worktree,
+      mode: name,
+      approvals: this.approvals,
+    });
     this.#agent = null;
   }
 

@@ -6,6 +6,7 @@
  */
 import type { Decision, Sink } from "../ui/events.ts";
 import { describeActivity, plainActivity } from "./activity.ts";
+import { describeRule } from "./approvals.ts";
 import type { PermissionRecord } from "./audit.ts";
 import type { Policy } from "./policy.ts";
 import { errorResult, type PreparedCall, type ToolRegistry, type ToolResult } from "./registry.ts";
@@ -94,6 +95,7 @@ export async function invokeTool(
   let decision: Decision;
   let reason = resolution.reason;
   let cancelled = false;
+  let edited: string | null = null;
   if (resolution.action === "allow") {
     decision = "granted";
   } else if (resolution.action === "deny") {
@@ -102,8 +104,36 @@ export async function invokeTool(
     decision = policy.headless === "yes" ? "granted" : "denied";
     reason = `${reason}; headless${policy.headless === "yes" ? " --yes" : ""}`;
   } else {
-    const answer = await sink.confirm({ tool: call.tool.name, activity, reason });
-    decision = answer === "yes" ? "granted" : "declined";
+    const rule = await policy.approvals?.propose(
+      call.tool,
+      call.args,
+      resolution.path,
+      policy.worktree,
+    );
+    const key = call.tool.keyArg;
+    const editable = key && typeof call.args[key] === "string" ? call.args[key] : undefined;
+    const answer = await sink.confirm({
+      tool: call.tool.name,
+      activity,
+      reason,
+      ...(rule ? { always: describeRule(rule) } : {}),
+      ...(editable !== undefined ? { editable } : {}),
+    });
+    if (answer === "always" && rule) {
+      policy.approvals!.add(rule);
+      reason = `${reason}; always: ${describeRule(rule)}`;
+    }
+    if (typeof answer === "object") {
+      // The person wrote this call: it runs as written, checked against the schema again.
+      try {
+        call = registry.prepare(call.tool.name, { ...call.args, [key!]: answer.edited });
+      } catch (error) {
+        return finish({ output: errorResult(error, ctx.signal), isError: true }, null);
+      }
+      edited = answer.edited;
+      reason = `${reason}; edited by the user`;
+    }
+    decision = answer === "no" || answer === "cancel" ? "declined" : "granted";
     cancelled = answer === "cancel";
   }
   const record: PermissionRecord = {
@@ -131,7 +161,11 @@ export async function invokeTool(
       cancelled,
     );
   }
-  return finish(await registry.run(call, ctx), decision);
+  const result = await registry.run(call, ctx);
+  if (edited === null) return finish(result, decision);
+  // The model asked for something else: it must know what ran instead.
+  const note = `(the user edited ${call.tool.keyArg} before it ran: ${edited})`;
+  return finish({ ...result, output: `${note}\n${result.output}` }, decision);
 }
 
 function refusalText(

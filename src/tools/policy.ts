@@ -2,10 +2,11 @@
  * ToolPolicy: the single permission resolution point (spec/tools.md §Tool policy). Precedence:
  * name level → category action (mode merged over the base) → Deno permission layer (can only
  * lower) → the tool's `alwaysAsk` (allow becomes ask) → the tool's permissionFn (refines a
- * non-deny action) → worktree escalation.
+ * non-deny action) → worktree escalation → the session's "always allow" rules (ask → allow).
  * @module
  */
 import { type Config, ConfigError } from "../config/mod.ts";
+import { describeRule, type SessionApprovals } from "./approvals.ts";
 import { denoDenial } from "./deno_permissions.ts";
 import { isInside, resolveToolPath } from "./resolve_path.ts";
 import type { Action, PermissionKey, Resolution, Tool, ToolArgs } from "./types.ts";
@@ -18,6 +19,10 @@ export const BUILTIN_MODES: Readonly<Record<string, ModeSpec>> = {
       "You are in plan mode: investigate with read, list and search tools and propose a plan. " +
       "Do not try to edit files or run commands; those tools are disabled.",
     tool_permission: { edit: "deny", bash: "deny" },
+  },
+  "accept-edits": {
+    description: "Edits inside the worktree run without asking; commands still ask",
+    tool_permission: { edit: "allow", bash: "ask" },
   },
 };
 
@@ -45,6 +50,8 @@ export interface PolicyOptions {
   mode?: string | undefined;
   /** Set for `tool`, `run` and `serve`: ask-gated calls are decided without a person. */
   headless?: HeadlessAnswer | undefined;
+  /** The REPL's "always allow" rules: a call they cover is allowed instead of asked. */
+  approvals?: SessionApprovals | undefined;
 }
 
 /** What the loop and the invoke pipeline need of a policy (sub-agents intersect two). */
@@ -52,6 +59,8 @@ export interface Policy {
   readonly worktree: string;
   readonly mode: string;
   readonly headless: HeadlessAnswer | undefined;
+  /** "Always allow" rules a person can add at a confirm prompt; absent where no one is asked. */
+  readonly approvals?: SessionApprovals | undefined;
   /** The mode's instructions for the system prompt, if any. */
   readonly modeInstructions: string;
   /** The action without arguments (listings, provider schema). */
@@ -72,6 +81,7 @@ export class ToolPolicy implements Policy {
   readonly worktree: string;
   readonly mode: string;
   readonly headless: HeadlessAnswer | undefined;
+  readonly approvals: SessionApprovals | undefined;
   readonly #toolPermission: Record<string, Action | string[]>;
   readonly #modeKeys: Set<string>;
   readonly #allow: string[];
@@ -81,6 +91,7 @@ export class ToolPolicy implements Policy {
     this.config = options.config;
     this.worktree = options.worktree;
     this.headless = options.headless;
+    this.approvals = options.approvals;
     this.mode = options.mode ?? options.config.get("mode");
     const modeSpec = this.mode === "default" ? {} : findMode(options.config, this.mode);
     this.#toolPermission = { ...baseToolPermission(options.config) };
@@ -152,6 +163,11 @@ export class ToolPolicy implements Policy {
         result = { action: "ask", reason: "outside worktree", path };
       }
     }
+    // Last: a person's "always" can only turn an ask into an allow, never lift a deny.
+    const rule = result.action === "ask"
+      ? await this.approvals?.match(tool, args, result.path, this.worktree)
+      : null;
+    if (rule) result = { ...result, action: "allow", reason: `approved: ${describeRule(rule)}` };
     return result;
   }
 

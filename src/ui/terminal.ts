@@ -35,9 +35,9 @@ export type PromptAnswer = { kind: "line"; text: string } | { kind: "interrupt" 
   kind: "eof";
 };
 
-/** Reads one line from the person. */
+/** Reads one line from the person; `initial` is put on the line for editing. */
 export interface Prompter {
-  question(prompt: string): Promise<PromptAnswer>;
+  question(prompt: string, initial?: string): Promise<PromptAnswer>;
 }
 
 /** What the terminal renderer works with. */
@@ -151,14 +151,39 @@ export class TerminalSink implements Sink {
     this.settle();
     const s = this.#options.styles;
     const label = formatActivity(request.activity, this.#display, request.tool);
-    const prompt = `${s.yellow("?")} Allow ${label} ${s.dim(`(${request.reason})`)} [y/N] `;
+    // The rule "a" would accept is shown before anyone accepts it.
+    if (request.always) {
+      this.#line(`a: always allow ${request.always} in this session`, s.dim, "  ");
+    }
+    const extra = [
+      ...(request.always ? ["a always"] : []),
+      ...(request.editable !== undefined ? ["e edit"] : []),
+    ];
+    const keys = extra.length ? ` ${s.dim(`(${extra.join(", ")})`)}` : "";
+    const prompt = `${s.yellow("?")} Allow ${label} ${s.dim(`(${request.reason})`)} [y/N]${keys} `;
     const answer = await this.#options.prompter.question(prompt);
-    // Ctrl-C cancels the turn; Ctrl-D means "no", as an empty answer does.
-    this.#cancelled = answer.kind === "interrupt";
+    const result = await this.#confirmAnswer(answer, request);
+    this.#cancelled = result === "cancel";
+    if (result !== "no" && result !== "cancel") this.#spin("Running");
+    return result;
+  }
+
+  /** Ctrl-C cancels the turn; Ctrl-D means "no", as an empty answer does. */
+  async #confirmAnswer(answer: PromptAnswer, request: ConfirmRequest): Promise<ConfirmAnswer> {
     if (answer.kind === "interrupt") return "cancel";
-    const granted = answer.kind === "line" && /^\s*y(es)?\s*$/i.test(answer.text);
-    if (granted) this.#spin("Running");
-    return granted ? "yes" : "no";
+    if (answer.kind === "eof") return "no";
+    const key = answer.text.trim().toLowerCase();
+    if (key === "y" || key === "yes") return "yes";
+    if ((key === "a" || key === "always") && request.always) return "always";
+    if ((key === "e" || key === "edit") && request.editable !== undefined) {
+      const edited = await this.#options.prompter.question(
+        `  ${this.#options.styles.dim("edit:")} `,
+        request.editable,
+      );
+      if (edited.kind === "interrupt") return "cancel";
+      return edited.kind === "line" && edited.text.trim() ? { edited: edited.text } : "no";
+    }
+    return "no";
   }
 
   async ask(request: AskRequest & { from?: string }): Promise<string | null> {

@@ -1,0 +1,46 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { createRegistry } from "../src/plugins/load.ts";
+import { SessionApprovals } from "../src/tools/mod.ts";
+
+const WORKTREE = "/w";
+const registry = createRegistry();
+const tool = (name: string) => registry.lookup(name)!.tool;
+
+Deno.test("SessionApprovals offers a command prefix that never covers a chained command", async () => {
+  const approvals = new SessionApprovals();
+  const run = tool("run_command");
+  const rule = await approvals.propose(
+    run,
+    { command: "npm test -- --watch" },
+    undefined,
+    WORKTREE,
+  );
+  assert.deepEqual(rule, { tool: "run_command", kind: "prefix", pattern: "npm test" });
+  approvals.add(rule!);
+  assert.deepEqual(await approvals.match(run, { command: "npm test" }, undefined, WORKTREE), rule);
+  for (
+    const command of ["npm test; rm -rf ~", "npm testing", "npm install", "npm test && curl x"]
+  ) {
+    assert.equal(await approvals.match(run, { command }, undefined, WORKTREE), null, command);
+  }
+  // A chained command gets no rule at all: "always" would cover less than what is asked.
+  assert.equal(await approvals.propose(run, { command: "ls && rm x" }, undefined, WORKTREE), null);
+});
+
+Deno.test("SessionApprovals scopes a path tool to the file's folder inside the worktree", async () => {
+  const approvals = new SessionApprovals();
+  const write = tool("file_write");
+  const rule = await approvals.propose(write, {}, join(WORKTREE, "src/ui/a.ts"), WORKTREE);
+  assert.deepEqual(rule, { tool: "file_write", kind: "glob", pattern: "src/ui/**" });
+  approvals.add(rule!);
+  const at = (path: string) => approvals.match(write, {}, join(WORKTREE, path), WORKTREE);
+  assert.deepEqual(await at("src/ui/deep/b.ts"), rule);
+  assert.equal(await at("src/c.ts"), null);
+  assert.equal(await at("../elsewhere/src/ui/x.ts"), null);
+  assert.equal(await approvals.propose(write, {}, "/elsewhere/a.ts", WORKTREE), null);
+  assert.equal(
+    await approvals.propose(tool("git_commit"), { message: "m" }, undefined, WORKTREE),
+    null,
+  );
+});
