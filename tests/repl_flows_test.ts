@@ -209,3 +209,41 @@ Deno.test("repl 'e' edits the command before it runs and tells the model", async
     /^\(the user edited command before it ran: touch right_name\)\nexit 0/,
   );
 });
+
+Deno.test("repl /diff shows a turn's edit and write, and /undo puts both back", async () => {
+  await using env = await setup([
+    {
+      toolCalls: [
+        {
+          name: "file_edit",
+          arguments: { path: "README.md", old: "Hello readme.", new: "Goodbye readme." },
+        },
+        { name: "file_write", arguments: { path: "notes/new.txt", content: "fresh\n" } },
+      ],
+    },
+    { text: "Edited and wrote." },
+  ]);
+  await using repl = await TmuxRepl.start(env.wt.path, env.args);
+  await repl.enter("change things");
+  await repl.waitFor("Edited and wrote.");
+  await repl.waitForPrompt();
+  assert.equal(await env.wt.read("README.md"), "# Demo\n\nGoodbye readme.\n");
+  await repl.enter("/diff");
+  await repl.waitFor("+++ b/notes/new.txt");
+  const diff = await repl.screen();
+  assert.match(
+    diff,
+    /--- a\/README\.md\n\+\+\+ b\/README\.md\n@@ .* @@\n # Demo\n *\n-Hello readme\.\n\+Goodbye readme\./,
+  );
+  assert.match(diff, /--- \/dev\/null\n\+\+\+ b\/notes\/new\.txt\n@@ .* @@\n\+fresh/);
+  await repl.enter("/undo");
+  await repl.waitFor("removed notes/new.txt (the turn created it)");
+  assert.match(
+    await repl.screen(),
+    /Undid turn 1:\n  restored README\.md\n  removed notes\/new\.txt/,
+  );
+  assert.equal(await env.wt.read("README.md"), "# Demo\n\nHello readme.\n");
+  await assert.rejects(Deno.stat(join(env.wt.path, "notes/new.txt")), Deno.errors.NotFound);
+  await repl.enter("/undo");
+  await repl.waitFor("Nothing to undo");
+});

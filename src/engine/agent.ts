@@ -226,6 +226,7 @@ export class Agent {
         ctx,
         sink,
         audit: (record) => this.#audit(record, result),
+        ...(session.checkpoint ? { beforeEdit: (path: string) => session.checkpoint!(path) } : {}),
       }, { id: call.id, name: call.function.name, arguments: args });
       this.#record({
         role: "tool",

@@ -11,6 +11,7 @@ import { configCommand, modeCommand, modelCommand } from "./setting_commands.ts"
 import { permissionsCommand } from "./permissions_command.ts";
 import { nearestName, type SlashInput } from "./slash.ts";
 import { toolCommand } from "./tool_command.ts";
+import { diffCommand, undoCommand } from "./undo_commands.ts";
 
 /** Every slash command, in /help order. */
 export const COMMANDS: readonly SlashCommand[] = [
@@ -23,6 +24,8 @@ export const COMMANDS: readonly SlashCommand[] = [
   configCommand,
   permissionsCommand,
   sessionCommand,
+  undoCommand,
+  diffCommand,
   compactCommand,
   clearCommand,
   exitCommand,

@@ -8,6 +8,7 @@ import type { Config } from "../config/mod.ts";
 import type { ChatMessage, Usage } from "../providers/types.ts";
 import type { PermissionRecord } from "../tools/audit.ts";
 import type { TurnStatus } from "../ui/events.ts";
+import { Checkpoints } from "./checkpoints.ts";
 import { scanSession } from "./load_session.ts";
 import type { NewRecord, SessionHeader, SessionRecord } from "./records.ts";
 import { serializeRecord, type WriteRules, writeRulesFromConfig } from "./serialize_record.ts";
@@ -112,6 +113,8 @@ export class Session implements Disposable {
   #file: Deno.FsFile | null = null;
   #closed = false;
   #answered = false;
+  /** The files this session's file tools changed, turn by turn (for /undo and /diff). */
+  readonly checkpoints: Checkpoints;
 
   /** Use {@link openSession}. */
   constructor(init: SessionInit) {
@@ -122,6 +125,12 @@ export class Session implements Disposable {
     this.#state = init.state;
     this.#rules = init.rules;
     this.#resume = init.resume ?? { needsNewline: false, needsHeader: true, repairs: [] };
+    this.checkpoints = new Checkpoints(this.path.replace(/\.jsonl$/, ".checkpoints"));
+  }
+
+  /** Saves `path` before the current turn's first change to it (file tools call this). */
+  async checkpoint(path: string): Promise<void> {
+    await this.checkpoints.save(this.#state.turns, path);
   }
 
   /** The number of the last turn started; a resumed session's next turn is `turns + 1`. */
@@ -183,10 +192,12 @@ export class Session implements Disposable {
    */
   discard(): void {
     this.close();
-    try {
-      Deno.removeSync(this.path);
-    } catch (error) {
-      if (!(error instanceof Deno.errors.NotFound)) throw error;
+    for (const path of [this.path, this.path.replace(/\.jsonl$/, ".checkpoints")]) {
+      try {
+        Deno.removeSync(path, { recursive: true });
+      } catch (error) {
+        if (!(error instanceof Deno.errors.NotFound)) throw error;
+      }
     }
   }
 

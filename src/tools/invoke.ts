@@ -20,6 +20,8 @@ export interface InvokeOptions {
   sink: Sink;
   /** Receives every permission resolution with its outcome (the session audit). */
   audit?: (record: PermissionRecord) => void;
+  /** Called with the resolved path before an `edit` tool runs on it (turn checkpoints). */
+  beforeEdit?: (path: string) => Promise<void>;
 }
 
 /** A call as the model (or a person) made it; `arguments` may be raw JSON text. */
@@ -160,6 +162,9 @@ export async function invokeTool(
       decision,
       cancelled,
     );
+  }
+  if (options.beforeEdit && call.tool.permission === "edit" && resolution.path !== undefined) {
+    await options.beforeEdit(resolution.path);
   }
   const result = await registry.run(call, ctx);
   if (edited === null) return finish(result, decision);
