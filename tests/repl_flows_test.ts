@@ -247,3 +247,22 @@ Deno.test("repl /diff shows a turn's edit and write, and /undo puts both back", 
   await repl.enter("/undo");
   await repl.waitFor("Nothing to undo");
 });
+
+Deno.test("repl Esc mid-stream cancels the turn like Ctrl-C", async () => {
+  await using env = await setup([
+    { text: "Partial answer so far ", chunkSize: 100, fault: "hang", faultAfter: 2 },
+    { text: "Still here." },
+  ]);
+  await using repl = await TmuxRepl.start(env.wt.path, env.args);
+  await repl.enter("write a long story");
+  await repl.waitFor("Partial answer so far");
+  await repl.keys("Escape");
+  await repl.waitFor("(cancelled)");
+  await repl.waitForPrompt();
+  assert.equal(
+    (await sessionRecords(env.wt.path)).findLast((r) => r.type === "turn_end")?.status,
+    "cancelled",
+  );
+  await repl.enter("are you there?");
+  await repl.waitFor("Still here.");
+});

@@ -1,7 +1,7 @@
 /**
  * Keyboard bytes between the terminal and node:readline. It recognises bracketed pastes (and
  * a chunk holding several lines, from terminals without them) and hands multi-line pastes to
- * the editor as a placeholder. While a turn runs it keeps keys from the editor: Ctrl-C
+ * the editor as a placeholder. While a turn runs it keeps keys from the editor: Ctrl-C or Esc
  * cancels the turn, anything else is held and typed once the prompt returns.
  * @module
  */
@@ -62,7 +62,11 @@ export class InputFilter {
     let text = this.#partial + chunk;
     this.#partial = "";
     if (this.#onInterrupt && this.#paste === null) {
-      if (text.includes(CTRL_C)) this.#onInterrupt();
+      // Esc alone (not the start of an arrow key's sequence) interrupts like Ctrl-C.
+      if (text.includes(CTRL_C) || text === ESC) {
+        this.#onInterrupt();
+        if (text === ESC) return;
+      }
       this.#held += text.replaceAll(CTRL_C, "");
       return;
     }

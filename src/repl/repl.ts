@@ -448,7 +448,7 @@ class Repl implements ReplContext {
       this.print(this.#modelProblem, s.dim);
       this.print(this.#noModelHint(), s.dim);
     }
-    this.print("/help for commands · Ctrl-C cancels · Ctrl-D quits", s.dim);
+    this.print("/help for commands · Ctrl-C or Esc cancels · Ctrl-D quits", s.dim);
   }
 
   /**
