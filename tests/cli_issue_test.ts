@@ -167,3 +167,20 @@ Deno.test("--permission-mode accept-edits allows edits in the worktree but still
   const help = await runReplio(["run", "--help"], { cwd: wt.path });
   assert.match(help.stdout, /--permission-mode <mode>/);
 });
+
+Deno.test("replio run tells the person why a call did not run, not what the model is told", async () => {
+  await using wt = await tempWorktree();
+  await using mock = startMockModel([
+    { toolCalls: [{ name: "bash", arguments: { command: "touch x" } }] },
+    { text: "Skipped it." },
+  ]);
+  const run = await runWith(mock, wt.path, "make x");
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(
+    run.stderr,
+    /\n! Not run: it needs approval \(tool_permission\.bash\) and a headless run cannot ask: rerun with --yes to allow it\n/,
+  );
+  assert.ok(!run.stderr.includes("continue without it"), run.stderr);
+  const toolMessage = mock.requests[1]!.messages.at(-1)!;
+  assert.match(String(toolMessage.content), /continue without it/);
+});

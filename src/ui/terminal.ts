@@ -17,6 +17,7 @@ import type { Usage } from "../providers/types.ts";
 import type { AskRequest } from "../tools/types.ts";
 import { formatActivity, statusDetail } from "./format_activity.ts";
 import { MarkdownStream, stripStyles, wrapText } from "./markdown.ts";
+import { refusalLine } from "./refusal_line.ts";
 import { createStyles, type Styles } from "./styles.ts";
 import type { TextWriter } from "./writer.ts";
 
@@ -127,9 +128,10 @@ export class TerminalSink implements Sink {
         this.#toolResult(event);
         break;
       case "permission":
-        // Calls run one at a time: the refusal is the newest pending call's.
+        // Calls run one at a time: the refusal is the newest pending call's (whose name may
+        // be an alias of the tool the permission names).
         if (event.decision !== "granted") {
-          const pending = [...this.#calls.values()].findLast((c) => c.name === event.tool);
+          const pending = [...this.#calls.values()].at(-1);
           if (pending) pending.refusal = { decision: event.decision, reason: event.reason };
         }
         break;
@@ -238,7 +240,7 @@ export class TerminalSink implements Sink {
   #toolCall(id: string, name: string, activity: Activity): void {
     this.#stopSpinner();
     this.#write(this.#answer.end());
-    this.#calls.set(id, { name, activity, refusal: null });
+    this.#calls.set(id, { activity, refusal: null });
     if (this.#display.toolStatusVisible) {
       this.#block("tools");
       const s = this.#options.styles;
@@ -263,8 +265,12 @@ export class TerminalSink implements Sink {
     const firstLine = event.output.split("\n")[0] ?? "";
     if (call?.refusal) {
       // The result is written for the model ("do not retry it"); people get what happened.
-      const line = refusalLine(call, this.#cancelled);
-      if (line) this.#line(line, call.refusal.decision === "declined" ? s.yellow : s.red, "  ");
+      const { decision, reason } = call.refusal;
+      // A Ctrl-C at the prompt ends the turn; "(cancelled)" says all there is to say.
+      if (!(decision === "declined" && this.#cancelled)) {
+        const line = refusalLine(decision, reason, statusDetail(call.activity).length > 0, "repl");
+        this.#line(line, decision === "declined" ? s.yellow : s.red, "  ");
+      }
     } else if (event.is_error) {
       if (this.#display.showErrors) this.#line(`! ${firstLine}`, s.red, "  ");
     } else if (event.is_note) {
@@ -377,22 +383,8 @@ export class TerminalSink implements Sink {
 
 /** A call on its way: what the line showed, and the policy's or person's refusal if any. */
 interface PendingCall {
-  name: string;
   activity: Activity;
   refusal: { decision: "declined" | "denied"; reason: string } | null;
-}
-
-/** What a refused call means to the person at the terminal; null when nothing needs saying. */
-function refusalLine(call: PendingCall, cancelled: boolean): string | null {
-  const refusal = call.refusal!;
-  if (refusal.decision === "declined") {
-    if (cancelled) return null;
-    return statusDetail(call.activity).length > 0
-      ? "✗ Not applied: you declined it"
-      : "✗ Not run: you declined";
-  }
-  return `! Blocked by policy (${refusal.reason}): the model was told to take another way; ` +
-    "/help shows the rules, /config and /mode change them";
 }
 
 /** Diff lines of a status preview keep their colour under the dimming. */
