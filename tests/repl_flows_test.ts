@@ -266,3 +266,39 @@ Deno.test("repl Esc mid-stream cancels the turn like Ctrl-C", async () => {
   await repl.enter("are you there?");
   await repl.waitFor("Still here.");
 });
+
+for (const width of [80, 200]) {
+  Deno.test(`repl shows a status line that fits ${width} columns: model, mode, context, cost`, async () => {
+    await using env = await setup([{
+      text: "Answered.",
+      usage: { prompt_tokens: 12_345, completion_tokens: 55, cost: 0.0123 },
+    }]);
+    await using repl = await TmuxRepl.start(env.wt.path, env.args, { width, noColor: true });
+    await repl.enter("hello");
+    await repl.waitFor("Answered.");
+    await repl.waitForPrompt();
+    const line = (await repl.screen()).split("\n").find((l) => /128(,000|k)/.test(l));
+    assert.equal(
+      line,
+      width === 200
+        ? "model mock-model · mode default · context 12,400 / 128,000 tokens (10%) · cost $0.0123"
+        : "mock-model · default · 12.4k/128k (10%) · $0.0123",
+    );
+  });
+}
+
+Deno.test("repl warns before sending a message that cannot fit the context window", async () => {
+  await using env = await setup([{ text: "Got the short one." }]);
+  await env.wt.write(".replio/config.yaml", "context_window: 1024\n");
+  await using repl = await TmuxRepl.start(env.wt.path, env.args);
+  await repl.paste("word ".repeat(1200) + "\nsecond line\n");
+  await repl.waitFor("[paste #1");
+  await repl.keys("Enter");
+  const screen = await repl.waitFor("Send anyway? [y/N]");
+  assert.match(screen.replace(/\n +/g, " "), /together they exceed context_window \(1,024\)/);
+  await repl.enter("n");
+  await repl.waitForPrompt();
+  assert.equal(env.mock.requests.length, 0);
+  await repl.enter("short one");
+  await repl.waitFor("Got the short one.");
+});

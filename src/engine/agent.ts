@@ -55,10 +55,16 @@ interface Reply {
 export class Agent {
   readonly #options: AgentOptions;
   #history: ChatMessage[];
+  #contextTokens = 0;
 
   constructor(options: AgentOptions) {
     this.#options = options;
     this.#history = options.session.history();
+  }
+
+  /** Tokens the last model request used (prompt and reply): how full the context is. */
+  get contextTokens(): number {
+    return this.#contextTokens;
   }
 
   /** The conversation so far (without the system prompt). */
@@ -96,6 +102,7 @@ export class Agent {
       );
       addUsage(result.usage, reply.usage);
       lastUsage = reply.usage ?? lastUsage;
+      if (reply.usage) this.#contextTokens = reply.usage.total_tokens;
       result.content += reply.text;
       result.thinking += reply.thinking;
       if (reply.text || reply.thinking || reply.calls.length) {
@@ -347,6 +354,7 @@ function addUsage(total: Usage, round: Usage | null): void {
   total.prompt_tokens += round.prompt_tokens;
   total.completion_tokens += round.completion_tokens;
   total.total_tokens += round.total_tokens;
+  if (round.cost !== undefined) total.cost = (total.cost ?? 0) + round.cost;
 }
 
 /** Forwards events and fills the result's tool_calls from tool_call/tool_result pairs. */

@@ -30,6 +30,8 @@ export interface Usage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  /** What the request cost, when the provider reports it (OpenRouter's `usage.cost`, in USD). */
+  cost?: number;
 }
 
 /** Why a stream ended. */

@@ -22,6 +22,7 @@ import { appendHistory, historyPath, loadHistory } from "./history_file.ts";
 import { LineEditor } from "./line_editor.ts";
 import { recentExchanges } from "./recent_exchanges.ts";
 import { pickSession } from "./session_picker.ts";
+import { formatStatus } from "./status_line.ts";
 import { parseSlash } from "./slash.ts";
 import { formatTurns } from "./session_commands.ts";
 
@@ -91,6 +92,10 @@ class Repl implements ReplContext {
   #session: Session | null = null;
   /** The session had no turns when opened: if none is answered, it is not kept. */
   #sessionIsNew = false;
+  /** Tokens the last request used, for the status line. */
+  #contextTokens = 0;
+  /** What this REPL's requests cost, when the provider reports it. */
+  #cost: number | null = null;
   #agent: Agent | null = null;
   #sink: TerminalSink | null = null;
   #editor: LineEditor | null = null;
@@ -232,10 +237,43 @@ class Repl implements ReplContext {
       return;
     }
     const agent = this.#currentAgent(provider);
-    await this.cancellable(async (signal) => {
+    if (!(await this.#fits(prompt, agent.contextTokens))) return;
+    const result = await this.cancellable(async (signal) => {
       this.sink.beginTurn();
-      await agent.runTurn(prompt, signal);
+      return await agent.runTurn(prompt, signal);
     });
+    this.#contextTokens = agent.contextTokens;
+    if (result.usage.cost !== undefined) this.#cost = (this.#cost ?? 0) + result.usage.cost;
+    this.#printStatus();
+  }
+
+  /**
+   * Warns before sending a message that cannot fit the model's window with what the context
+   * already holds (estimated at 4 characters a token) and asks whether to send it anyway.
+   */
+  async #fits(prompt: string, contextTokens: number): Promise<boolean> {
+    const window = this.#config.get("context_window");
+    const estimate = Math.ceil(prompt.length / CHARS_PER_TOKEN);
+    if (contextTokens + estimate <= window) return true;
+    this.print(
+      `! This message is about ${estimate.toLocaleString("en-US")} tokens and the context holds ` +
+        `${contextTokens.toLocaleString("en-US")}: together they exceed context_window ` +
+        `(${window.toLocaleString("en-US")}): /compact first, shorten it, or send it anyway`,
+      this.styles.yellow,
+    );
+    const answer = await this.#editor!.question(`${this.styles.yellow("?")} Send anyway? [y/N] `);
+    return answer.kind === "line" && /^\s*y(es)?\s*$/i.test(answer.text);
+  }
+
+  #printStatus(): void {
+    const status = formatStatus({
+      model: this.model,
+      mode: this.#policy.mode,
+      contextTokens: this.#contextTokens,
+      contextWindow: this.#config.get("context_window"),
+      cost: this.#cost,
+    }, this.#terminal.width());
+    this.#terminal.out.write(this.styles.dim(status) + "\n");
   }
 
   #currentAgent(provider: Provider): Agent {
@@ -470,6 +508,9 @@ class Repl implements ReplContext {
     this.#closeSession();
   }
 }
+
+/** The rough size of a token, for the warning before a message that will not fit. */
+const CHARS_PER_TOKEN = 4;
 
 /** A resumed session re-prints this many exchanges, each cut to a few lines. */
 const RECENT_EXCHANGES = 2;
