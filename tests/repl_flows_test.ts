@@ -302,3 +302,22 @@ Deno.test("repl warns before sending a message that cannot fit the context windo
   await repl.enter("short one");
   await repl.waitFor("Got the short one.");
 });
+
+Deno.test("repl @path completes with Tab and attaches the file through the policy", async () => {
+  await using env = await setup([{ text: "It greets the reader." }]);
+  await using repl = await TmuxRepl.start(env.wt.path, env.args);
+  await repl.type("what does @REA");
+  await repl.keys("Tab");
+  await repl.waitFor(/> what does @README\.md\s*$/, "the completed mention");
+  await repl.type(" say? cc @someone");
+  await repl.keys("Enter");
+  await repl.waitFor("← Read README.md");
+  await repl.waitFor("It greets the reader.");
+  const sent = String(env.mock.requests[0]!.messages.findLast((m) => m.role === "user")?.content);
+  assert.match(
+    sent,
+    /^what does @README\.md say\? cc @someone\n\n<attached path="README\.md">\n# README\.md - 3 lines.*\n1\t# Demo\n[^]*Hello readme\.\n[^]*<\/attached>$/,
+  );
+  const audit = (await sessionRecords(env.wt.path)).filter((r) => r.type === "permission");
+  assert.deepEqual(audit.map((r) => [r.tool, r.decision]), [["file_read", "granted"]]);
+});

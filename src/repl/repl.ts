@@ -5,11 +5,18 @@
  * (or Ctrl-D, or /exit) quits.
  * @module
  */
+import { resolve } from "node:path";
 import type { Config } from "../config/mod.ts";
 import type { Agent } from "../engine/mod.ts";
 import type { Provider } from "../providers/types.ts";
 import { listSessions, openSession, type Session, sessionFile } from "../session/mod.ts";
-import { SessionApprovals, ToolPolicy, type ToolRegistry } from "../tools/mod.ts";
+import {
+  createToolContext,
+  invokeTool,
+  SessionApprovals,
+  ToolPolicy,
+  type ToolRegistry,
+} from "../tools/mod.ts";
 import type { Sink } from "../ui/events.ts";
 import { MarkdownStream, reflowMarkdown, wrapText } from "../ui/markdown.ts";
 import { createStyles, type Styles } from "../ui/styles.ts";
@@ -20,6 +27,7 @@ import { completeLine } from "./completion.ts";
 import type { ReplContext, SlashCommand } from "./context.ts";
 import { appendHistory, historyPath, loadHistory } from "./history_file.ts";
 import { LineEditor } from "./line_editor.ts";
+import { findMentions } from "./mentions.ts";
 import { recentExchanges } from "./recent_exchanges.ts";
 import { pickSession } from "./session_picker.ts";
 import { formatStatus } from "./status_line.ts";
@@ -92,6 +100,7 @@ class Repl implements ReplContext {
   #session: Session | null = null;
   /** The session had no turns when opened: if none is answered, it is not kept. */
   #sessionIsNew = false;
+  #mentionCount = 0;
   /** Tokens the last request used, for the status line. */
   #contextTokens = 0;
   /** What this REPL's requests cost, when the provider reports it. */
@@ -240,7 +249,8 @@ class Repl implements ReplContext {
     if (!(await this.#fits(prompt, agent.contextTokens))) return;
     const result = await this.cancellable(async (signal) => {
       this.sink.beginTurn();
-      return await agent.runTurn(prompt, signal);
+      const message = prompt + await this.#attachMentions(prompt, signal);
+      return await agent.runTurn(message, signal);
     });
     this.#contextTokens = agent.contextTokens;
     if (result.usage.cost !== undefined) this.#cost = (this.#cost ?? 0) + result.usage.cost;
@@ -263,6 +273,33 @@ class Repl implements ReplContext {
     );
     const answer = await this.#editor!.question(`${this.styles.yellow("?")} Send anyway? [y/N] `);
     return answer.kind === "line" && /^\s*y(es)?\s*$/i.test(answer.text);
+  }
+
+  /**
+   * Reads the files a message mentions as `@path` through the policy (file_read, exactly as
+   * `/tool` would: an activity line, and a file outside the worktree asks) and returns them as
+   * blocks to append. A mention that names no file (a handle, a folder) is left as text.
+   */
+  async #attachMentions(prompt: string, signal: AbortSignal): Promise<string> {
+    let attached = "";
+    for (const path of findMentions(prompt)) {
+      const isFile = await Deno.stat(resolve(this.worktree, path)).then(
+        (info) => info.isFile,
+        () => false,
+      );
+      if (!isFile || signal.aborted) continue;
+      const outcome = await invokeTool({
+        registry: this.registry,
+        policy: this.#policy,
+        ctx: createToolContext({ config: this.#config, worktree: this.worktree, signal }),
+        sink: this.sink,
+        audit: (record) => this.session.appendPermission(record),
+      }, { id: `mention_${++this.#mentionCount}`, name: ATTACH_TOOL, arguments: { path } });
+      if (!outcome.isError) {
+        attached += `\n\n<attached path="${path}">\n${outcome.output}\n</attached>`;
+      }
+    }
+    return attached;
   }
 
   #printStatus(): void {
@@ -508,6 +545,9 @@ class Repl implements ReplContext {
     this.#closeSession();
   }
 }
+
+/** The tool `@path` attaches files with, as `/tool` would call it. */
+const ATTACH_TOOL = "file_read";
 
 /** The rough size of a token, for the warning before a message that will not fit. */
 const CHARS_PER_TOKEN = 4;
