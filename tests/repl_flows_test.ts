@@ -321,3 +321,32 @@ Deno.test("repl @path completes with Tab and attaches the file through the polic
   const audit = (await sessionRecords(env.wt.path)).filter((r) => r.type === "permission");
   assert.deepEqual(audit.map((r) => [r.tool, r.decision]), [["file_read", "granted"]]);
 });
+
+Deno.test("repl /model checks the name against the endpoint's list and completes from it", async () => {
+  await using env = await setup([{ text: "From the other model." }], {
+    models: ["mock-model", "mock-large"],
+  });
+  await using repl = await TmuxRepl.start(env.wt.path, env.args);
+  await repl.enter("/model mock-lareg");
+  await repl.waitFor('Cannot use model "mock-lareg": the endpoint does not list it: did you mean');
+  assert.match(await repl.screen(), /did you mean "mock-large"/);
+  await repl.type("/model mock-l");
+  await repl.keys("Tab");
+  await repl.waitFor(/> \/model mock-large\s*$/, "the completed model name");
+  await repl.keys("Enter");
+  await repl.waitFor(/Model mock-large\n/);
+  await repl.enter("hi");
+  await repl.waitFor("From the other model.");
+  assert.equal(env.mock.requests[0]!.model, "mock-large");
+});
+
+Deno.test("repl shows a one-line notice with the reason and the delay when it retries", async () => {
+  await using env = await setup([{ fault: "429", retryAfter: 0 }, { text: "Got through." }]);
+  await using repl = await TmuxRepl.start(env.wt.path, env.args);
+  await repl.enter("hello");
+  await repl.waitFor("Got through.");
+  assert.match(
+    await repl.screen(),
+    /Retrying in 0\.0 s \(attempt 2 of 4\): HTTP 429: Rate limit reached for mock-model: retry later\n/,
+  );
+});

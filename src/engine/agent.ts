@@ -192,6 +192,13 @@ export class Agent {
         case "usage":
           reply.usage = event.usage;
           break;
+        case "retry":
+          sink.emit({
+            type: "note",
+            message: `Retrying in ${(event.delay_ms / 1000).toFixed(1)} s ` +
+              `(attempt ${event.attempt} of ${event.attempts}): ${event.reason}`,
+          });
+          break;
         case "done":
           reply.finish = event.reason;
           break;

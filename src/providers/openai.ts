@@ -8,6 +8,7 @@ import type { Config } from "../config/mod.ts";
 import type { ToolSchema } from "../tools/types.ts";
 import { IdleWatchdog } from "./_idle_watchdog.ts";
 import { describeHtml, HTML_FIX } from "./describe_html.ts";
+import { listModels, ModelListError } from "./list_models.ts";
 import { readServerSentEvents, type ServerSentEvent } from "./_sse.ts";
 import { readUsage, TurnAssembler } from "./_turn_assembler.ts";
 import { ProviderError, type ProviderErrorCode } from "./provider_error.ts";
@@ -110,6 +111,20 @@ class OpenAIProvider implements Provider {
     return text;
   }
 
+  /** The model ids `GET {baseUrl}/models` lists. */
+  async listModels(): Promise<string[]> {
+    try {
+      return await listModels(this.#baseUrl, this.#apiKey);
+    } catch (error) {
+      if (!(error instanceof ModelListError)) throw error;
+      throw new ProviderError(
+        "connection",
+        `Cannot list the models at "${this.#baseUrl}": ${error.message}` +
+          (error.fix ? `: ${error.fix}` : ""),
+      );
+    }
+  }
+
   /** Runs attempts until one succeeds, a failure is final, or `signal` aborts; never throws. */
   async *#withRetries(
     signal: AbortSignal,
@@ -142,6 +157,13 @@ class OpenAIProvider implements Provider {
         yield { type: "error", code: failure.code, message: this.#describe(failure, attempts) };
         return;
       }
+      yield {
+        type: "retry",
+        reason: failure.detail,
+        delay_ms: delay,
+        attempt: attempts + 1,
+        attempts: maxRetries + 1,
+      };
       if (!(await pauseUnlessAborted(delay, signal))) {
         yield CANCELLED;
         return;

@@ -197,7 +197,13 @@ Deno.test("OpenAIProvider.chat retries a 429 after its Retry-After", async () =>
     { text: "ok" },
   ]);
   const events = joined(await collect(providerFor(mock)));
-  assert.deepEqual(events[0], { type: "text", delta: "ok" });
+  // Each retry is announced with its reason and delay, before the wait.
+  const reason = "HTTP 429: Rate limit reached for mock-model: retry later";
+  assert.deepEqual(events.slice(0, 3), [
+    { type: "retry", reason, delay_ms: 0, attempt: 2, attempts: 4 },
+    { type: "retry", reason, delay_ms: 10, attempt: 3, attempts: 4 },
+    { type: "text", delta: "ok" },
+  ]);
   assert.equal(mock.requests.length, 3);
 });
 
@@ -215,7 +221,8 @@ Deno.test("OpenAIProvider.chat gives up when Retry-After asks for more than a mi
 Deno.test("OpenAIProvider.chat retries a 500 with backoff, then succeeds", async () => {
   await using mock = startMockModel([{ fault: "500" }, { text: "recovered" }]);
   const events = joined(await collect(providerFor(mock)));
-  assert.deepEqual(events[0], { type: "text", delta: "recovered" });
+  assert.deepEqual(events.map((e) => e.type).slice(0, 2), ["retry", "text"]);
+  assert.deepEqual(events[1], { type: "text", delta: "recovered" });
   assert.equal(mock.requests.length, 2);
 });
 
@@ -267,7 +274,8 @@ Deno.test("OpenAIProvider.chat retries a reset that came before any content", as
     { text: "second try" },
   ]);
   const events = joined(await collect(providerFor(mock)));
-  assert.deepEqual(events[0], { type: "text", delta: "second try" });
+  assert.equal(events[0]?.type, "retry");
+  assert.deepEqual(events[1], { type: "text", delta: "second try" });
   assert.equal(events.some((e) => e.type === "tool_calls"), false);
   assert.equal(mock.requests.length, 2);
 });

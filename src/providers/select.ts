@@ -4,7 +4,7 @@
  * @module
  */
 import { type Config, ConfigError } from "../config/mod.ts";
-import { describeHtml, HTML_FIX } from "./describe_html.ts";
+import { listModels, ModelListError } from "./list_models.ts";
 import { createOpenAIProvider } from "./openai.ts";
 import type { Provider } from "./types.ts";
 
@@ -13,7 +13,6 @@ export const OLLAMA_BASE_URL = "http://127.0.0.1:11434/v1";
 const OPENAI_BASE_URL = "https://api.openai.com/v1";
 /** A local server answers in milliseconds; waiting longer only delays the error. */
 const OLLAMA_PROBE_TIMEOUT_MS = 300;
-const LIST_MODELS_TIMEOUT_MS = 10_000;
 const HOW_TO_CONFIGURE = "run `replio config set base_url http://HOST:PORT/v1`, " +
   "pass --base-url, or set OPENAI_BASE_URL";
 
@@ -82,7 +81,7 @@ function normalizeBaseUrl(text: string): string {
 async function firstModel(config: Config, baseUrl: string, apiKey: string): Promise<string> {
   let models: string[];
   try {
-    models = await listModels(baseUrl, apiKey, LIST_MODELS_TIMEOUT_MS);
+    models = await listModels(baseUrl, apiKey);
   } catch (error) {
     if (!(error instanceof ModelListError)) throw error;
     // The fix depends on what failed: a model name cannot cure an unreachable server.
@@ -102,73 +101,6 @@ async function firstModel(config: Config, baseUrl: string, apiKey: string): Prom
 }
 
 const SET_MODEL = "run `replio config set model NAME` or pass --model";
-
-/** Why `GET /models` failed: the HTTP status when there was one, the fix when it is known. */
-class ModelListError extends Error {
-  override name = "ModelListError";
-  constructor(message: string, readonly status: number | null, readonly fix: string | null) {
-    super(message);
-  }
-}
-
-/**
- * The model ids `GET {baseUrl}/models` lists.
- * @throws {ModelListError} when the server cannot be reached or does not answer with a list
- */
-export async function listModels(
-  baseUrl: string,
-  apiKey: string,
-  timeoutMs: number,
-): Promise<string[]> {
-  const host = new URL(baseUrl).host;
-  if (Deno.permissions.querySync({ name: "net", host }).state !== "granted") {
-    throw new ModelListError(
-      `no network permission for "${host}"`,
-      null,
-      "run replio with --allow-net",
-    );
-  }
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), timeoutMs);
-  let response: Response;
-  let text: string;
-  try {
-    response = await fetch(`${baseUrl}/models`, {
-      headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {},
-      signal: controller.signal,
-    });
-    text = await response.text();
-  } catch (error) {
-    const network = "check that the server is running, base_url is right and the network is up";
-    if (controller.signal.aborted) {
-      throw new ModelListError(`no answer within ${timeoutMs} ms`, null, network);
-    }
-    // fetch reports refused connections, DNS failures and resets as TypeError.
-    if (!(error instanceof TypeError)) throw error;
-    // Deno nests the reason ("… tcp connect error: Connection refused (os error 111)"): the
-    // last part says it.
-    const reason = (error.cause instanceof Error ? error.cause.message : error.message)
-      .split(": ").at(-1);
-    throw new ModelListError(`cannot connect: ${reason}`, null, network);
-  } finally {
-    clearTimeout(timer);
-  }
-  const html = describeHtml(text, response.headers.get("content-type"));
-  if (html) throw new ModelListError(`HTTP ${response.status} with ${html}`, null, HTML_FIX);
-  if (!response.ok) throw new ModelListError(`HTTP ${response.status}`, response.status, null);
-  let body: { data?: { id?: unknown }[] };
-  try {
-    body = JSON.parse(text);
-  } catch (error) {
-    if (!(error instanceof SyntaxError)) throw error;
-    throw new ModelListError(
-      `the answer is not JSON: ${JSON.stringify(text.slice(0, 80))}`,
-      null,
-      "check that base_url points at an OpenAI-compatible /v1 endpoint",
-    );
-  }
-  return (body.data ?? []).map((entry) => entry.id).filter((id) => typeof id === "string");
-}
 
 /** An environment variable, only if reading it is already permitted (never prompts). */
 function readEnv(name: string): string | undefined {

@@ -43,6 +43,8 @@ export type ProviderEvent =
   | { type: "text"; delta: string }
   | { type: "tool_calls"; calls: ToolCall[] }
   | { type: "usage"; usage: Usage }
+  /** A failed attempt that will be retried after `delay_ms`; `reason` says what failed. */
+  | { type: "retry"; reason: string; delay_ms: number; attempt: number; attempts: number }
   | { type: "done"; reason: FinishReason }
   | { type: "error"; code: string; message: string };
 
@@ -61,4 +63,6 @@ export interface Provider {
   chat(request: ChatRequest): AsyncIterable<ProviderEvent>;
   /** One bounded non-streaming completion (compaction, query refinement, ask → lead). */
   complete(messages: ChatMessage[], signal: AbortSignal): Promise<string>;
+  /** The model ids the endpoint offers (`GET /models`); throws with what failed and the fix. */
+  listModels?(): Promise<string[]>;
 }

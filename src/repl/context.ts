@@ -51,6 +51,10 @@ export interface ReplContext {
   cancellable<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T>;
   /** Switches the mode; throws a ConfigError naming the known modes. */
   setMode(name: string): void;
+  /** Model names the endpoint listed when last asked (for Tab); [] before that. */
+  readonly knownModels: readonly string[];
+  /** Asks the endpoint for its models; null when no model is connected to ask through. */
+  listModels(): Promise<string[] | null>;
   /** Connects to `name` at the configured endpoint; throws with how to fix it. */
   setModel(name: string): Promise<void>;
   /** `replio config get|set|unset` for the worktree; returns its exit code. */

@@ -101,6 +101,8 @@ class Repl implements ReplContext {
   /** The session had no turns when opened: if none is answered, it is not kept. */
   #sessionIsNew = false;
   #mentionCount = 0;
+  /** The endpoint's models, for Tab after /model; filled in the background after start. */
+  #models: string[] = [];
   /** Tokens the last request used, for the status line. */
   #contextTokens = 0;
   /** What this REPL's requests cost, when the provider reports it. */
@@ -201,6 +203,8 @@ class Repl implements ReplContext {
       Deno.exit(143);
     };
     Deno.addSignalListener("SIGTERM", onTerminate);
+    // For Tab after /model; a server without /models just completes nothing.
+    this.listModels().catch(() => {});
     try {
       this.#printBanner();
       await this.#loop(editor);
@@ -362,6 +366,16 @@ class Repl implements ReplContext {
       approvals: this.approvals,
     });
     this.#agent = null;
+  }
+
+  get knownModels(): readonly string[] {
+    return this.#models;
+  }
+
+  async listModels(): Promise<string[] | null> {
+    if (!this.#provider?.listModels) return null;
+    this.#models = await this.#provider.listModels();
+    return this.#models;
   }
 
   async setModel(name: string): Promise<void> {

@@ -7,7 +7,12 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { type MockModel, type MockTurn, startMockModel } from "./mock_model.ts";
+import {
+  type MockModel,
+  type MockModelOptions,
+  type MockTurn,
+  startMockModel,
+} from "./mock_model.ts";
 import { tempWorktree } from "./worktree.ts";
 
 export const MAIN = new URL("../../main.ts", import.meta.url).pathname;
@@ -157,9 +162,9 @@ export function shellQuote(word: string): string {
 }
 
 /** A worktree with a README, and the mock model answering `turns`. */
-export async function setup(turns: MockTurn[]) {
+export async function setup(turns: MockTurn[], mockOptions: MockModelOptions = {}) {
   const wt = await tempWorktree({ "README.md": "# Demo\n\nHello readme.\n" });
-  const mock = startMockModel(turns);
+  const mock = startMockModel(turns, mockOptions);
   const args = ["--base-url", mock.baseUrl, "--model", "mock-model"];
   return {
     wt,
