@@ -350,3 +350,26 @@ Deno.test("repl shows a one-line notice with the reason and the delay when it re
     /Retrying in 0\.0 s \(attempt 2 of 4\): HTTP 429: Rate limit reached for mock-model: retry later\n/,
   );
 });
+
+Deno.test("repl /init has the model write AGENTS.md through the tools, and keeps an existing one", async () => {
+  await using env = await setup([
+    { toolCalls: [{ name: "list_dir", arguments: { path: "." } }] },
+    {
+      toolCalls: [{
+        name: "file_write",
+        arguments: { path: "AGENTS.md", content: "# Demo\n\nRun the tests with `make test`.\n" },
+      }],
+    },
+    { text: "Wrote AGENTS.md." },
+  ]);
+  await using repl = await TmuxRepl.start(env.wt.path, env.args);
+  await repl.enter("/init");
+  await repl.waitFor("Wrote AGENTS.md.");
+  await repl.waitForPrompt();
+  assert.equal(await env.wt.read("AGENTS.md"), "# Demo\n\nRun the tests with `make test`.\n");
+  const prompt = String(env.mock.requests[0]!.messages.findLast((m) => m.role === "user")?.content);
+  assert.match(prompt, /^Take a quick look at this repository and write AGENTS\.md/);
+  await repl.enter("/init");
+  await repl.waitFor("AGENTS.md exists already");
+  assert.equal(env.mock.requests.length, 3);
+});

@@ -8,6 +8,7 @@ import { agentsCommand } from "./agents_command.ts";
 import { helpCommand, toolsCommand } from "./help_commands.ts";
 import { clearCommand, compactCommand, exitCommand, sessionCommand } from "./session_commands.ts";
 import { configCommand, modeCommand, modelCommand } from "./setting_commands.ts";
+import { initCommand } from "./init_command.ts";
 import { permissionsCommand } from "./permissions_command.ts";
 import { nearestName, type SlashInput } from "./slash.ts";
 import { toolCommand } from "./tool_command.ts";
@@ -26,6 +27,7 @@ export const COMMANDS: readonly SlashCommand[] = [
   sessionCommand,
   undoCommand,
   diffCommand,
+  initCommand,
   compactCommand,
   clearCommand,
   exitCommand,

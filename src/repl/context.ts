@@ -72,6 +72,8 @@ export interface ReplContext {
   loadSession(id: string): Promise<void>;
   /** Re-prints the last exchanges of the session (after loading one). */
   showRecent(): void;
+  /** Sends `text` to the model as a message of the person's, in a turn like any other. */
+  sendMessage(text: string): Promise<void>;
   /** Summarises older turns; null when there is too little to fold. Throws without a model. */
   compact(signal: AbortSignal): Promise<string | null>;
   /** Clears the terminal screen (a no-op without a terminal). */

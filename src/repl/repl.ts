@@ -430,6 +430,10 @@ class Repl implements ReplContext {
     await this.#replaceSession(id);
   }
 
+  async sendMessage(text: string): Promise<void> {
+    await this.#turn(text);
+  }
+
   async compact(signal: AbortSignal): Promise<string | null> {
     if (!this.#provider) throw new Error(this.#modelProblem);
     return await this.#currentAgent(this.#provider).compact(signal);
