@@ -373,3 +373,35 @@ Deno.test("repl /init has the model write AGENTS.md through the tools, and keeps
   await repl.waitFor("AGENTS.md exists already");
   assert.equal(env.mock.requests.length, 3);
 });
+
+Deno.test("repl /tools and /help git_commit show the rule git_commit follows: it always asks", async () => {
+  await using env = await setup([]);
+  await env.wt.write(".replio/config.yaml", "tool_permission:\n  edit: allow\n");
+  await using repl = await TmuxRepl.start(env.wt.path, env.args, { width: 200 });
+  await repl.enter("/tools");
+  await repl.waitFor(/\ngit_commit +write +edit +ask +\(git_commit always confirms\)/);
+  await repl.enter("/help git_commit");
+  await repl.waitFor("action ask (git_commit always confirms)");
+});
+
+Deno.test("repl Ctrl-D in the resume picker starts a new session", async () => {
+  await using env = await setup([{ text: "Old." }, { text: "Fresh." }]);
+  {
+    await using repl = await TmuxRepl.start(env.wt.path, env.args);
+    await repl.enter("old topic");
+    await repl.waitFor("Old.");
+    await repl.waitForPrompt();
+    await repl.keys("C-d");
+    await repl.waitForExit();
+  }
+  await using repl = await TmuxRepl.start(env.wt.path, [...env.args, "--resume"], {
+    waitForPrompt: false,
+  });
+  await repl.waitFor("› ");
+  await repl.keys("C-d");
+  await repl.waitForPrompt();
+  await repl.enter("new topic");
+  await repl.waitFor("Fresh.");
+  const contents = env.mock.requests[1]!.messages.map((m) => m.content);
+  assert.ok(!contents.includes("old topic"), "a new session has no old history");
+});

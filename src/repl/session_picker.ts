@@ -1,6 +1,6 @@
 /**
  * `replio --resume`: a list of the worktree's sessions to move through with the arrow keys
- * (first prompt, time, turns); Enter opens one, Esc or Ctrl-C starts a new session instead.
+ * (first prompt, time, turns); Enter opens one, Esc, Ctrl-C or Ctrl-D starts a new session.
  * @module
  */
 import type { SessionSummary } from "../session/mod.ts";
@@ -32,6 +32,7 @@ const KEYS: readonly [string, PickerKey][] = [
   ["\r", "enter"],
   ["\n", "enter"],
   ["\x03", "cancel"],
+  ["\x04", "cancel"],
   ["\x1b", "cancel"],
   ["k", "up"],
   ["j", "down"],
