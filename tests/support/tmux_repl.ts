@@ -15,10 +15,13 @@ import {
 } from "./mock_model.ts";
 import { tempWorktree } from "./worktree.ts";
 
+/** The entry point under test. */
 export const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 const WIDTH = 100;
 const HEIGHT = 40;
+/** How long a wait polls before it fails with the screen. */
 export const DEADLINE_MS = 30_000;
+/** How often a wait looks at the screen. */
 export const POLL_MS = 50;
 
 /** A replio REPL running in its own tmux server. */
@@ -157,6 +160,7 @@ export function passEnv(...names: string[]): Record<string, string> {
   }));
 }
 
+/** `word` quoted for sh. */
 export function shellQuote(word: string): string {
   return `'${word.replaceAll("'", `'\\''`)}'`;
 }
@@ -186,6 +190,7 @@ export async function sessionRecords(worktree: string): Promise<Record<string, u
   return text.trim().split("\n").map((line) => JSON.parse(line));
 }
 
+/** The last user message of the mock's `request`-th chat request. */
 export function lastUserContent(mock: MockModel, request: number): unknown {
   return mock.requests[request]!.messages.findLast((m) => m.role === "user")?.content;
 }
