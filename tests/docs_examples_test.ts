@@ -6,7 +6,13 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { type DocExample, extractExamples, matchShape } from "./support/doc_examples.ts";
+import type { Command } from "commander";
+import {
+  type DocExample,
+  extractCommands,
+  extractExamples,
+  matchShape,
+} from "./support/doc_examples.ts";
 import { replioCommand } from "./support/replio_process.ts";
 import { tempWorktree } from "./support/worktree.ts";
 
@@ -62,3 +68,55 @@ Deno.test("docs/tools.md shows glob examples of parameter descriptions as writte
   assert.ok(docs.includes("Only search files matching this glob, e.g. `*.ts` or `src/**/*.py`"));
   assert.ok(!docs.includes('"_.ts"'));
 });
+
+Deno.test("every replio command in the docs' shell blocks parses with the real command line", async () => {
+  const problems: string[] = [];
+  for (const file of files) {
+    const markdown = await Deno.readTextFile(join(ROOT, file));
+    for (const { where, command } of extractCommands(markdown, file)) {
+      const problem = await parseProblem(command);
+      if (problem) problems.push(`${where}: ${command}: ${problem}`);
+    }
+  }
+  assert.deepEqual(problems, []);
+});
+
+Deno.test("parseProblem catches what a doc example could get wrong", async () => {
+  assert.equal(await parseProblem('replio run --output json "hi"'), null);
+  assert.match((await parseProblem("replio run --output xml hi"))!, /Allowed choices/);
+  assert.match((await parseProblem("replio tools --bogus"))!, /unknown option/);
+  assert.match((await parseProblem("replio sesions list"))!, /sesions/);
+});
+
+/** Why the command line would not parse, or null when it does; nothing runs. */
+async function parseProblem(command: string): Promise<string | null> {
+  const { buildProgram } = await import("../src/cli/program.ts");
+  const program = buildProgram(() => {});
+  // Every action is replaced, so nothing runs; commander's own exits come back as throws.
+  for (const cmd of [program, ...allCommands(program)]) {
+    cmd.action(() => {}).configureOutput({ writeErr: () => {}, writeOut: () => {} });
+  }
+  try {
+    await program.parseAsync(await shellWords(command.replace(/^replio\s*/, "")), {
+      from: "user",
+    });
+    return null;
+  } catch (error) {
+    const code = (error as { code?: string }).code ?? "";
+    return /^commander\.(help|helpDisplayed|version)$/.test(code) ? null : (error as Error).message;
+  }
+}
+
+/** Every subcommand below `command`, depth first. */
+function allCommands(command: Command): Command[] {
+  return command.commands.flatMap((c) => [c, ...allCommands(c)]);
+}
+
+/** Splits `text` into words as bash would (quotes removed; `$VAR` left as written). */
+async function shellWords(text: string): Promise<string[]> {
+  const out = await new Deno.Command("bash", {
+    args: ["-c", `set -f; set -- ${text.replaceAll("$", "\\$")}; printf '%s\\0' "$@"`],
+    stdout: "piped",
+  }).output();
+  return new TextDecoder().decode(out.stdout).split("\0").slice(0, -1);
+}

@@ -86,3 +86,40 @@ function trimEnd(lines: string[]): string[] {
   while (out.length && out.at(-1) === "") out.pop();
   return out;
 }
+
+/** A `replio …` command written in a shell block without output (`sh`, `bash`). */
+export interface DocCommand {
+  where: string;
+  /** The command line from `replio` up to a pipe, `&&`, `;`, `&`, a redirection or a comment. */
+  command: string;
+}
+
+/**
+ * The `replio …` commands of a file's `sh` and `bash` blocks (after a pipe too); `$ ` example
+ * lines are {@link extractExamples}'s.
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * const fence = "`".repeat(3);
+ * const md = `${fence}sh\ngit diff | replio run --yes   # review\n${fence}\n`;
+ * assert.deepEqual(extractCommands(md, "x.md"), [{ where: "x.md:2", command: "replio run --yes" }]);
+ * ```
+ */
+export function extractCommands(markdown: string, file: string): DocCommand[] {
+  const commands: DocCommand[] = [];
+  let shell = false;
+  let inFence = false;
+  markdown.split("\n").forEach((line, i) => {
+    const fence = /^```(\w*)/.exec(line);
+    if (fence) {
+      inFence = !inFence;
+      shell = inFence && ["sh", "bash", "shell"].includes(fence[1]!);
+      return;
+    }
+    if (!shell || line.startsWith("$ ") || line.trimStart().startsWith("#")) return;
+    for (const match of line.matchAll(/(?:^|[|&;]\s*)(replio\b[^|&;#<>]*)/g)) {
+      commands.push({ where: `${file}:${i + 1}`, command: match[1]!.trim() });
+    }
+  });
+  return commands;
+}
