@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { createRegistry } from "../src/plugins/load.ts";
-import { SessionApprovals } from "../src/tools/mod.ts";
+import { createToolContext, invokeTool, SessionApprovals, ToolPolicy } from "../src/tools/mod.ts";
+import type { ConfirmAnswer, ConfirmRequest } from "../src/ui/events.ts";
+import { configWith, RecordingSink, tempWorktree } from "./support/worktree.ts";
 
 const WORKTREE = "/w";
 const registry = createRegistry();
@@ -43,4 +45,38 @@ Deno.test("SessionApprovals scopes a path tool to the file's folder inside the w
     await approvals.propose(tool("git_commit"), { message: "m" }, undefined, WORKTREE),
     null,
   );
+});
+
+Deno.test("invokeTool offers always and edit at a confirm, and remembers an accepted rule", async () => {
+  await using wt = await tempWorktree({ "src/a.txt": "a\n" });
+  const config = await configWith({ "tool_permission.edit": "ask", "tool_permission.bash": "ask" });
+  const approvals = new SessionApprovals();
+  const policy = new ToolPolicy({ config, worktree: wt.path, approvals });
+  const requests: ConfirmRequest[] = [];
+  const answers: ConfirmAnswer[] = ["always", "no"];
+  const sink = new (class extends RecordingSink {
+    override confirm(request: ConfirmRequest): Promise<ConfirmAnswer> {
+      requests.push(request);
+      return Promise.resolve(answers.shift() ?? "no");
+    }
+  })();
+  const call = (name: string, args: Record<string, unknown>) =>
+    invokeTool({
+      registry,
+      policy,
+      ctx: createToolContext({ config, worktree: wt.path, signal: new AbortController().signal }),
+      sink,
+    }, { id: "c", name, arguments: args });
+  await call("file_write", { path: "src/b.txt", content: "b\n" });
+  await call("file_write", { path: "src/c.txt", content: "c\n" });
+  await call("run_command", { command: "ls -a" });
+  assert.deepEqual(
+    requests.map((r) => ({ tool: r.tool, always: r.always, editable: r.editable })),
+    [
+      // A path is never offered for editing: the policy judged that path.
+      { tool: "file_write", always: 'file_write on paths matching "src/**"', editable: undefined },
+      { tool: "run_command", always: 'run_command commands starting with "ls"', editable: "ls -a" },
+    ],
+  );
+  assert.equal(await wt.read("src/c.txt"), "c\n");
 });

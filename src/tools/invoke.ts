@@ -112,7 +112,9 @@ export async function invokeTool(
       resolution.path,
       policy.worktree,
     );
-    const key = call.tool.keyArg;
+    // The key argument can be edited (a command, a URL, a message), but not a path the policy
+    // already judged: an edited path would skip the worktree check and the checkpoint.
+    const key = call.tool.keyArg !== call.tool.pathArg ? call.tool.keyArg : undefined;
     const editable = key && typeof call.args[key] === "string" ? call.args[key] : undefined;
     const answer = await sink.confirm({
       tool: call.tool.name,
