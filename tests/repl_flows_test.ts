@@ -405,3 +405,20 @@ Deno.test("repl Ctrl-D in the resume picker starts a new session", async () => {
   const contents = env.mock.requests[1]!.messages.map((m) => m.content);
   assert.ok(!contents.includes("old topic"), "a new session has no old history");
 });
+
+Deno.test("repl Esc at a y/N prompt cancels the turn like Ctrl-C", async () => {
+  await using env = await setup([
+    { toolCalls: [{ name: "run_command", arguments: { command: "touch made_by_tool" } }] },
+    { text: "Back." },
+  ]);
+  await using repl = await TmuxRepl.start(env.wt.path, env.args);
+  await repl.enter("make a file");
+  await repl.waitFor("[y/N]");
+  await repl.keys("Escape");
+  await repl.waitFor("(cancelled)");
+  await repl.waitForPrompt();
+  await assert.rejects(Deno.stat(join(env.wt.path, "made_by_tool")), Deno.errors.NotFound);
+  assert.equal(env.mock.requests.length, 1);
+  await repl.enter("hello");
+  await repl.waitFor("Back.");
+});

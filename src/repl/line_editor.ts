@@ -21,6 +21,7 @@ export type ReadResult =
 
 /** Ctrl-D: on an empty line readline would close for good; the editor decides first. */
 const CTRL_D = "\x04";
+const ESC = "\x1b";
 
 /** Options of {@link LineEditor}. */
 export interface LineEditorOptions {
@@ -246,6 +247,8 @@ export class LineEditor {
    */
   #forwardKeys(keys: PassThrough, text: string): void {
     if (this.#keyReader) return this.#keyReader(text);
+    // Esc at a question (y/N, ask) interrupts the turn it belongs to, as Ctrl-C does.
+    if (text === ESC && this.#waiter && !this.#reading) return this.#interrupt();
     text.split(CTRL_D).forEach((part, i) => {
       if (i > 0 && !this.#endOfInput()) keys.write(CTRL_D);
       if (part) keys.write(part);

@@ -111,7 +111,7 @@ export class TmuxRepl implements AsyncDisposable {
 
   /** Waits until the last non-empty line is an empty prompt (`>`, `plan >`). */
   async waitForPrompt(): Promise<string> {
-    return await this.waitFor(/(^|\n)(\w+ )?>\s*$/, "an empty prompt");
+    return await this.waitFor(/(^|\n)([\w-]+ )?>\s*$/, "an empty prompt");
   }
 
   /** Waits until replio has exited (the pane stays, marked dead). */
