@@ -184,3 +184,9 @@ Deno.test("replio run tells the person why a call did not run, not what the mode
   const toolMessage = mock.requests[1]!.messages.at(-1)!;
   assert.match(String(toolMessage.content), /continue without it/);
 });
+
+Deno.test("replio help with an unknown command is a usage error", async () => {
+  await using wt = await tempWorktree();
+  const run = await runReplio(["help", "nosuch"], { cwd: wt.path });
+  assert.equal(run.code, 2);
+});
