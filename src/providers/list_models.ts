@@ -5,6 +5,10 @@
  */
 import { describeHtml, HTML_FIX } from "./describe_html.ts";
 
+/** The fix when a model server cannot be reached: the server, the URL, or the network. */
+export const CONNECTION_FIX =
+  "check that the server is running, base_url is right and the network is up";
+
 /** A server that has not listed its models by then is not going to. */
 const LIST_MODELS_TIMEOUT_MS = 10_000;
 
@@ -44,9 +48,8 @@ export async function listModels(
     });
     text = await response.text();
   } catch (error) {
-    const network = "check that the server is running, base_url is right and the network is up";
     if (controller.signal.aborted) {
-      throw new ModelListError(`no answer within ${timeoutMs} ms`, null, network);
+      throw new ModelListError(`no answer within ${timeoutMs} ms`, null, CONNECTION_FIX);
     }
     // fetch reports refused connections, DNS failures and resets as TypeError.
     if (!(error instanceof TypeError)) throw error;
@@ -54,7 +57,7 @@ export async function listModels(
     // last part says it.
     const reason = (error.cause instanceof Error ? error.cause.message : error.message)
       .split(": ").at(-1);
-    throw new ModelListError(`cannot connect: ${reason}`, null, network);
+    throw new ModelListError(`cannot connect: ${reason}`, null, CONNECTION_FIX);
   } finally {
     clearTimeout(timer);
   }

@@ -8,7 +8,7 @@ import type { Config } from "../config/mod.ts";
 import type { ToolSchema } from "../tools/types.ts";
 import { IdleWatchdog } from "./_idle_watchdog.ts";
 import { describeHtml, HTML_FIX } from "./describe_html.ts";
-import { listModels, ModelListError } from "./list_models.ts";
+import { CONNECTION_FIX, listModels, ModelListError } from "./list_models.ts";
 import { readServerSentEvents, type ServerSentEvent } from "./_sse.ts";
 import { readUsage, TurnAssembler } from "./_turn_assembler.ts";
 import { ProviderError, type ProviderErrorCode } from "./provider_error.ts";
@@ -369,7 +369,7 @@ class OpenAIProvider implements Provider {
       return {
         code: "connection",
         detail: `connection to "${this.#baseUrl}" failed: ${describeCause(cause)}`,
-        fix: "check that the server is running and base_url is right",
+        fix: CONNECTION_FIX,
         retryable: true,
       };
     }

@@ -378,7 +378,11 @@ Deno.test("OpenAIProvider.chat reports an unreachable server", async () => {
       `Cannot get a reply from model "m": connection to "${baseUrl}" failed: `,
     ),
   );
-  assert.ok(error.message.endsWith(": check that the server is running and base_url is right"));
+  assert.ok(
+    error.message.endsWith(
+      ": check that the server is running, base_url is right and the network is up",
+    ),
+  );
 });
 
 Deno.test("OpenAIProvider.complete returns the text of a non-streamed reply", async () => {
