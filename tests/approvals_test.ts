@@ -80,3 +80,24 @@ Deno.test("invokeTool offers always and edit at a confirm, and remembers an acce
   );
   assert.equal(await wt.read("src/c.txt"), "c\n");
 });
+
+Deno.test("invokeTool offers no always for an escalated ask (outside the worktree)", async () => {
+  await using wt = await tempWorktree();
+  await using outside = await tempWorktree({ "secret.txt": "s\n" });
+  const config = await configWith();
+  const policy = new ToolPolicy({ config, worktree: wt.path, approvals: new SessionApprovals() });
+  const requests: ConfirmRequest[] = [];
+  const sink = new (class extends RecordingSink {
+    override confirm(request: ConfirmRequest): Promise<ConfirmAnswer> {
+      requests.push(request);
+      return Promise.resolve("yes");
+    }
+  })();
+  await invokeTool({
+    registry,
+    policy,
+    ctx: createToolContext({ config, worktree: wt.path, signal: new AbortController().signal }),
+    sink,
+  }, { id: "c", name: "file_read", arguments: { path: join(outside.path, "secret.txt") } });
+  assert.deepEqual(requests.map((r) => [r.reason, r.always]), [["outside worktree", undefined]]);
+});

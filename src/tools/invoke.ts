@@ -106,12 +106,9 @@ export async function invokeTool(
     decision = policy.headless === "yes" ? "granted" : "denied";
     reason = `${reason}; headless${policy.headless === "yes" ? " --yes" : ""}`;
   } else {
-    const rule = await policy.approvals?.propose(
-      call.tool,
-      call.args,
-      resolution.path,
-      policy.worktree,
-    );
+    const rule = resolution.rememberable
+      ? await policy.approvals?.propose(call.tool, call.args, resolution.path, policy.worktree)
+      : null;
     // The key argument can be edited (a command, a URL, a message), but not a path the policy
     // already judged: an edited path would skip the worktree check and the checkpoint.
     const key = call.tool.keyArg !== call.tool.pathArg ? call.tool.keyArg : undefined;

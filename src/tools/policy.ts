@@ -37,6 +37,11 @@ export interface ModeSpec {
 /** A resolution with the resolved path that decided worktree scope, if any. */
 export interface PolicyResolution extends Resolution {
   path?: string;
+  /**
+   * An ask that a person's "always" may answer for later calls: it came from the category or
+   * the tool's own rule, not from an escalation (outside the worktree, and any later guard).
+   */
+  rememberable?: boolean;
 }
 
 /** What headless runs answer for ask-gated calls: `--yes` grants, otherwise denied. */
@@ -155,6 +160,7 @@ export class ToolPolicy implements Policy {
       });
       result = typeof refined === "string" ? { action: refined, reason: "permission_fn" } : refined;
     }
+    const unescalated = result.reason;
     const pathValue = tool.pathArg ? args[tool.pathArg] : undefined;
     if (typeof pathValue === "string" && isPathScoped(tool.permission)) {
       const path = await resolveToolPath(pathValue, this.worktree);
@@ -163,12 +169,12 @@ export class ToolPolicy implements Policy {
         result = { action: "ask", reason: "outside worktree", path };
       }
     }
-    // Last: a person's "always" can only turn an ask into an allow, never lift a deny.
-    const rule = result.action === "ask"
-      ? await this.approvals?.match(tool, args, result.path, this.worktree)
-      : null;
-    if (rule) result = { ...result, action: "allow", reason: `approved: ${describeRule(rule)}` };
-    return result;
+    // Last: a person's "always" can only turn an ask into an allow, never lift a deny or an
+    // escalation (those ask every time).
+    if (!this.approvals || result.action !== "ask" || result.reason !== unescalated) return result;
+    const rule = await this.approvals.match(tool, args, result.path, this.worktree);
+    if (rule) return { ...result, action: "allow", reason: `approved: ${describeRule(rule)}` };
+    return { ...result, rememberable: true };
   }
 
   #resolveName(name: string): Resolution | null {
