@@ -422,3 +422,20 @@ Deno.test("repl Esc at a y/N prompt cancels the turn like Ctrl-C", async () => {
   await repl.enter("hello");
   await repl.waitFor("Back.");
 });
+
+Deno.test("repl /session load with a mistyped id names the closest sessions", async () => {
+  await using env = await setup([{ text: "Saved." }]);
+  await using repl = await TmuxRepl.start(env.wt.path, env.args);
+  await repl.enter("something to save");
+  await repl.waitFor("Saved.");
+  await repl.waitForPrompt();
+  const [id] = (await Array.fromAsync(Deno.readDir(join(env.wt.path, ".replio", "sessions"))))
+    .map((e) => e.name).filter((n) => n.endsWith(".jsonl")).map((n) => n.slice(0, -6));
+  const typo = id!.slice(0, -1) + (id!.endsWith("a") ? "b" : "a");
+  await repl.enter(`/session load ${typo}`);
+  const screen = (await repl.waitFor("(/session list)")).replace(/\n +/g, " ");
+  assert.ok(
+    screen.includes(`Cannot load session "${typo}": no such session here: did you mean "${id}"?`),
+    screen,
+  );
+});

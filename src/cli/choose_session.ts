@@ -3,8 +3,13 @@
  * your choosing), `--continue` (the newest in this worktree) or, with neither, a new one.
  * @module
  */
-import { editDistance } from "../config/mod.ts";
-import { listSessions, sessionFile, sessionsDir, type SessionSummary } from "../session/mod.ts";
+import {
+  closestSessions,
+  listSessions,
+  sessionFile,
+  sessionsDir,
+  type SessionSummary,
+} from "../session/mod.ts";
 import { UsageError } from "./errors.ts";
 
 /** The flags that choose a session. */
@@ -35,9 +40,7 @@ export async function chooseSession(
   if (choice.continue) return (await latestSession(worktree))?.id;
   const id = choice.session;
   if (id === undefined || await exists(sessionFile(worktree, id))) return id;
-  const sessions = (await listSessions(worktree)).filter((s) => !s.parent);
-  const ranked = sessions.map((s) => ({ id: s.id, distance: editDistance(id, s.id) }))
-    .sort((a, b) => a.distance - b.distance);
+  const ranked = await closestSessions(worktree, id);
   const isTypo = (ranked[0]?.distance ?? Infinity) <= TYPO_DISTANCE;
   if (!GENERATED_ID.test(id) && !isTypo) return id;
   const hint = ranked.length === 0

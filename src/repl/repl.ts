@@ -9,7 +9,13 @@ import { resolve } from "node:path";
 import type { Config } from "../config/mod.ts";
 import type { Agent } from "../engine/mod.ts";
 import type { Provider } from "../providers/types.ts";
-import { listSessions, openSession, type Session, sessionFile } from "../session/mod.ts";
+import {
+  closestSessions,
+  listSessions,
+  openSession,
+  type Session,
+  sessionFile,
+} from "../session/mod.ts";
 import {
   createToolContext,
   invokeTool,
@@ -423,8 +429,10 @@ class Repl implements ReplContext {
       await Deno.stat(sessionFile(this.worktree, id));
     } catch (error) {
       if (!(error instanceof Deno.errors.NotFound)) throw error;
+      const near = (await closestSessions(this.worktree, id)).slice(0, 3).map((s) => `"${s.id}"`);
       throw new Deno.errors.NotFound(
-        `Cannot load session "${id}": no such session here: run /session list`,
+        `Cannot load session "${id}": no such session here: ` +
+          (near.length ? `did you mean ${near.join(" or ")}? ` : "") + "(/session list)",
       );
     }
     await this.#replaceSession(id);
