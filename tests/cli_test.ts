@@ -267,7 +267,7 @@ Deno.test("replio exits 2 for an unknown mode", async () => {
   assert.equal(run.code, 2);
   assert.equal(
     run.stderr,
-    'replio: Cannot use mode "nope": no such mode: use one of default, plan, sandboxed\n',
+    'replio: Cannot use mode "nope": no such mode: use one of default, plan, sandboxed, accept-edits\n',
   );
 });
 

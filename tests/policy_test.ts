@@ -231,7 +231,7 @@ Deno.test("ToolPolicy rejects an unknown mode naming the known ones", async () =
   assert.throws(
     () => new ToolPolicy({ config, worktree: "/w", mode: "nope" }),
     new ConfigError(
-      'Cannot use mode "nope": no such mode: use one of default, plan, sandboxed, review',
+      'Cannot use mode "nope": no such mode: use one of default, plan, sandboxed, accept-edits, review',
     ),
   );
 });

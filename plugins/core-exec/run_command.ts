@@ -48,6 +48,7 @@ export const runCommandSpec = {
   // setsid puts each command in its own process group, so a cancel reaches its children.
   deno: { run: ["setsid", "bash"] },
   permissionFn: resolveRunPermission,
+  approval: { propose: proposePrefix, matches: matchesPrefix },
   pathArg: "cwd",
   keyArg: "command",
   echo: true,
@@ -146,4 +147,19 @@ async function isInsideWorktree(cwd: string, worktree: string): Promise<boolean>
   }
   const rel = relative(worktree, dir);
   return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
+}
+
+/**
+ * The prefix "always allow" offers for a command: the program and, when the next word is a
+ * subcommand (`npm test`, `git status`), that too. Matching goes through bash_allow's parser,
+ * so `npm test` never covers `npm test; rm -rf ~`.
+ */
+function proposePrefix(args: ToolArgs): string | null {
+  const [program, next] = String(args.command ?? "").trim().split(/\s+/);
+  if (!program || !/^[\w./-]+$/.test(program)) return null;
+  return next && /^[a-z][\w:-]*$/i.test(next) ? `${program} ${next}` : program;
+}
+
+async function matchesPrefix(args: ToolArgs, prefix: string): Promise<boolean> {
+  return (await checkBashAllow(String(args.command ?? ""), [prefix])).allowed;
 }

@@ -4,7 +4,7 @@
  */
 import { type Static, Type } from "@sinclair/typebox";
 import { isAbsolute, relative, sep } from "node:path";
-import type { Resolution, ToolContext, ToolSpec } from "../../src/plugins/api.ts";
+import type { ToolContext, ToolSpec } from "../../src/plugins/api.ts";
 import { gitFailure, runGit } from "./_run_git.ts";
 import DESCRIPTION from "./git_commit.md" with { type: "text" };
 
@@ -33,13 +33,9 @@ export const gitCommitSpec = {
   keyArg: "message",
   verb: "Commit",
   aliases: ["commit"],
-  permissionFn: confirmAlways,
+  // A commit is hard to take back once others build on it, so a person always approves it.
+  alwaysAsk: "git_commit always confirms",
 } satisfies ToolSpec<typeof parameters>;
-
-/** A commit is hard to take back once others build on it, so a person always approves it. */
-function confirmAlways(): Resolution {
-  return { action: "ask", reason: "git_commit always confirms" };
-}
 
 /** Stages what was asked, commits it, and returns git's `[branch hash] summary` report. */
 export async function commitChanges(

@@ -67,6 +67,10 @@ export async function htmlToMarkdown(html: string, pageUrl: URL): Promise<Markdo
     bulletListMarker: "-",
     emDelimiter: "_",
   });
+  // Turndown escapes every `_`, `*`, `[` and `\` in text, so PAGE_TOKEN_4471 would reach the
+  // model as PAGE\_TOKEN\_4471, an identifier it could no longer copy. Only text that would turn
+  // into structure at a line start keeps its escape.
+  turndown.escape = escapeLineStart;
   turndown.addRule("inline-images", {
     // data: URIs are kilobytes of base64 the model cannot read.
     filter: (node: HtmlElement) =>
@@ -97,6 +101,24 @@ export async function htmlToMarkdown(html: string, pageUrl: URL): Promise<Markdo
     .replace(/\n{3,}/g, "\n\n")
     .trim();
   return { title, markdown };
+}
+
+/** Markers that would make a text line a heading, list item, quote, rule or fence. */
+const LINE_START_ESCAPES: readonly [RegExp, string][] = [
+  [/^(#{1,6})( |$)/gm, "\\$1$2"],
+  [/^([-+*])( |$)/gm, "\\$1$2"],
+  [/^(\d+)([.)])( |$)/gm, "$1\\$2$3"],
+  [/^>/gm, "\\>"],
+  [/^(=+|-{3,})$/gm, "\\$1"],
+  [/^(```|~~~)/gm, "\\$1"],
+];
+
+/** Escapes text only where it would become Markdown structure at a line start. */
+function escapeLineStart(text: string): string {
+  return LINE_START_ESCAPES.reduce(
+    (out, [pattern, replacement]) => out.replace(pattern, replacement),
+    text,
+  );
 }
 
 /** Rewrites relative `href` and `src` against the page (and its `<base>`), as a browser would. */

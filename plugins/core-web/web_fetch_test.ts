@@ -658,4 +658,20 @@ Deno.test("web_fetch fetches a page again with its ETag or Last-Modified, and a 
     { etag: null, since: null },
     { etag: null, since: "Tue, 01 Dec 2026 10:00:00 GMT" },
   ]);
+Deno.test("web_fetch keeps identifiers and symbols in prose verbatim, escaping only structure", async () => {
+  await using server = serveRoutes({
+    "/token": () =>
+      html(
+        `<html><head><title>Token</title></head><body>` +
+          `<p>Set PAGE_TOKEN_4471 to snake_case_value, then run a*b [x] and C:\\dir.</p>` +
+          `<p># not a heading</p><p>1. not a list</p><p>- not a bullet either</p></body></html>`,
+      ),
+  });
+  await using wt = await tempWorktree();
+  assert.equal(
+    await runTool(wt, "web_fetch", { url: `${server.origin}/token` }, { config: PRIVATE_OK }),
+    `# Token\nURL: ${server.origin}/token\n\n` +
+      "Set PAGE_TOKEN_4471 to snake_case_value, then run a*b [x] and C:\\dir.\n\n" +
+      "\\# not a heading\n\n1\\. not a list\n\n\\- not a bullet either",
+  );
 });

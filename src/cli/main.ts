@@ -37,14 +37,11 @@ export async function main(argv: string[]): Promise<number> {
 async function reportError(error: unknown): Promise<number> {
   const name = error instanceof Error ? error.name : "";
   if (name === "CommanderError") {
-    const code = (error as { code?: string; exitCode?: number }).code ?? "";
-    // help and version were printed by commander; anything else is a usage error.
-    if (
-      code === "commander.helpDisplayed" || code === "commander.version" ||
-      code === "commander.help"
-    ) {
-      return EXIT.ok;
-    }
+    const { code = "", exitCode = 1 } = error as { code?: string; exitCode?: number };
+    // help and version were printed by commander; anything else is a usage error, help shown
+    // for a mistake (`replio help nosuch`) included.
+    if (code === "commander.helpDisplayed" || code === "commander.version") return EXIT.ok;
+    if (code === "commander.help" && exitCode === 0) return EXIT.ok;
     return EXIT.usage;
   }
   if (error instanceof UsageError || name === "ConfigError") {

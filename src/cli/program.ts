@@ -65,20 +65,26 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .description("A terminal AI agent: a model acts through tools, every call passes one policy.")
     .version(`replio ${VERSION}`, "-V, --version", "print the version")
     .option("--path <dir>", "worktree (default: the current directory)")
-    .option("--mode <mode>", "mode to start in (default, plan, or one from config)")
+    .option("--mode <mode>", "mode to start in (default, plan, accept-edits, or one from config)")
+    .option("--permission-mode <mode>", "the same as --mode (e.g. accept-edits)")
     .option("--model <model>", "model name")
     .option("--base-url <url>", "OpenAI-compatible endpoint URL")
     .option("--session <id>", "continue or create this session")
     .option("--trust", "load this folder's .replio/ settings for this run (see replio trust)")
+    .option("-c, --continue", "continue the latest session in this worktree")
+    .option("-r, --resume", "pick a session to resume from a list")
     .addHelpText("after", EXAMPLES)
     .exitOverride()
     // Subcommands repeat --mode and --path; without this the root would take them.
     .enablePositionalOptions()
     .showSuggestionAfterError(true)
     .hook("preAction", (root, action) => passRootOptions(root, action))
+    // The root runs the REPL, so commander would not add `help` itself: `replio help run` is
+    // `replio run --help`, as git and npm have it.
+    .helpCommand("help [command]", "show help for a command")
     .action(async (options) => {
       const { runRepl } = await import("./repl.ts");
-      setExitCode(await runRepl(options));
+      setExitCode(await runRepl({ ...options, mode: options.mode ?? options.permissionMode }));
     });
 
   program.command("run")
@@ -93,7 +99,9 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .option("--model <model>", "model name")
     .option("--base-url <url>", "OpenAI-compatible endpoint URL")
     .option("--session <id>", "continue or create this session")
+    .option("-c, --continue", "continue the latest session in this worktree")
     .option("--mode <mode>", "mode for this turn")
+    .option("--permission-mode <mode>", "the same as --mode (e.g. accept-edits)")
     .option("--path <dir>", "worktree (default: the current directory)")
     .option("--trust", "load this folder's .replio/ settings for this run (see replio trust)")
     .option("--max-rounds <n>", "end the turn after N model rounds", parsePositiveInt)
@@ -102,7 +110,12 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .exitOverride()
     .action(async (prompt: string[], options) => {
       const { runHeadless } = await import("./run.ts");
-      setExitCode(await runHeadless(prompt.join(" "), options));
+      setExitCode(
+        await runHeadless(prompt.join(" "), {
+          ...options,
+          mode: options.mode ?? options.permissionMode,
+        }),
+      );
     });
 
   program.command("tool")
@@ -310,6 +323,7 @@ Examples:
     .exitOverride();
   sessions.command("list")
     .description("list sessions, newest first")
+    .option("--json", "print [{id, created, updated, turns, size, lastPrompt, …}] as JSON")
     .option("--path <dir>", "worktree (default: the current directory)")
     .exitOverride()
     .action(async (options) => {

@@ -11,6 +11,7 @@ import { askFolderTrust, startRepl } from "../repl/mod.ts";
 import { createStyles, wantsColor } from "../ui/styles.ts";
 import { fileWriter } from "../ui/writer.ts";
 import { VERSION } from "../version.ts";
+import { chooseSession } from "./choose_session.ts";
 import { runConfigCommand } from "./config.ts";
 import { createRootAgent } from "./start_agent.ts";
 import { configFlags, openWorkspace } from "./workspace.ts";
@@ -24,6 +25,8 @@ export interface ReplOptions {
   session?: string;
   /** `--trust`: load the worktree's own settings for this invocation. */
   trust?: boolean;
+  continue?: boolean;
+  resume?: boolean;
 }
 
 /** Runs the REPL; exit 0 when the person quits. */
@@ -45,6 +48,7 @@ export async function runRepl(options: ReplOptions): Promise<number> {
   });
   // Reloading keeps this session's trust decision (--trust or "once" included).
   const trust = ws.config.trust.trusted;
+  const sessionId = await chooseSession(ws.worktree, options);
   return await startRepl({
     version: VERSION,
     worktree: ws.worktree,
@@ -52,7 +56,8 @@ export async function runRepl(options: ReplOptions): Promise<number> {
     registry: ws.registry,
     notices: ws.notices ?? [],
     mode: options.mode,
-    sessionId: options.session,
+    sessionId,
+    pickSession: options.resume === true,
     connect: (config, model) =>
       createProvider(config, { ...(model ? { model } : {}), notice: noticeOnStderr }),
     createAgent: (config, parts) => createRootAgent({ ...ws, config }, parts),

@@ -15,6 +15,7 @@ import { StreamJsonSink } from "../ui/stream_json.ts";
 import { createStyles, wantsColor } from "../ui/styles.ts";
 import { fileWriter, type TextWriter } from "../ui/writer.ts";
 import type { Config } from "../config/mod.ts";
+import { chooseSession } from "./choose_session.ts";
 import { EXIT, UsageError } from "./errors.ts";
 import { createRootAgent } from "./start_agent.ts";
 import { parkedNotice, parkedSession, resumeState } from "./parked.ts";
@@ -28,6 +29,7 @@ export interface RunOptions {
   model?: string;
   baseUrl?: string;
   session?: string;
+  continue?: boolean;
   mode?: string;
   path?: string;
   maxRounds?: number;
@@ -71,14 +73,16 @@ export async function runHeadless(promptArg: string, options: RunOptions): Promi
     : await readPromptFromStdin();
   const ws = await openWorkspace({ ...options, headless: options });
   const resume = options.resume === undefined ? null : await parkedSession(ws, options.resume);
+  const id = options.resume ?? await chooseSession(ws.worktree, options);
   const provider = await createProvider(ws.config, { notice: noticeOnStderr });
   using session = await openSession(ws.worktree, {
     config: ws.config,
-    id: options.resume ?? options.session,
+    id,
     model: provider.model,
     // stderr, whatever the output format: stdout stays the answer or the JSON.
     onUnwritable: noticeOnStderr,
   });
+  const isNew = session.turns === 0;
   const stdout = fileWriter(Deno.stdout);
   const sink = createSink(options.output, stdout, ws.config);
   sink.emit({ type: "session", id: session.id });
@@ -97,6 +101,8 @@ export async function runHeadless(promptArg: string, options: RunOptions): Promi
   } finally {
     for (const name of signals) Deno.removeSignalListener(name, cancel);
   }
+  // A first turn that failed before the model said anything leaves nothing worth resuming.
+  if (isNew && !session.answered) session.discard();
   const pending = result.status === "parked" ? session.parked().at(-1)?.call : undefined;
   if (options.output === "json") {
     stdout.write(JSON.stringify(pending ? { ...result, pending } : result) + "\n");

@@ -17,6 +17,7 @@ import { EXIT, UsageError } from "./errors.ts";
 
 /** Options of `replio sessions list`. */
 export interface ListSessionsOptions {
+  json?: boolean;
   path?: string;
 }
 
@@ -30,6 +31,10 @@ export interface ShowSessionOptions {
 export async function listSessions(options: ListSessionsOptions): Promise<number> {
   const worktree = await resolveWorktree(options.path);
   const sessions = await listWorktreeSessions(worktree);
+  if (options.json) {
+    await write(Deno.stdout, JSON.stringify(sessions, null, 2) + "\n");
+    return EXIT.ok;
+  }
   if (sessions.length === 0) {
     await write(
       Deno.stdout,

@@ -2,7 +2,13 @@
  * `replio tool NAME [JSON]`: one tool call through the policy, as `/tool` does.
  * @module
  */
-import { createToolContext, invokeTool, type PermissionRecord } from "../tools/mod.ts";
+import {
+  createToolContext,
+  invokeTool,
+  type PermissionRecord,
+  ToolCallError,
+  type ToolRegistry,
+} from "../tools/mod.ts";
 import { CollectingSink } from "../ui/collecting_sink.ts";
 import { EXIT, UsageError } from "./errors.ts";
 import { openWorkspace } from "./workspace.ts";
@@ -18,7 +24,10 @@ export interface ToolCommandOptions {
   trust?: boolean;
 }
 
-/** Runs the tool; exit 0 ok, 1 tool error, 2 bad JSON, 3 denied or declined. */
+/**
+ * Runs the tool; exit 0 ok, 1 tool error (an unknown tool too), 2 bad JSON or arguments that do
+ * not fit the tool's schema, 3 denied or declined.
+ */
 export async function runToolCommand(
   name: string,
   json: string,
@@ -43,6 +52,10 @@ export async function runToolCommand(
   // tool waits for its server below, not for a slow or hanging other one.
   const ws = await openWorkspace({ ...options, headless: options, mcpWait: 0 });
   await ws.mcp?.untilRegistered(name);
+  const found = ws.registry.lookup(name);
+  // An unknown name is reported by the call itself (exit 1, the available tools on stdout).
+  if (found) checkArguments(ws.registry, name, args);
+  const canonical = found?.tool.name ?? name;
   const permissions: PermissionRecord[] = [];
   const controller = new AbortController();
   const onSignal = () => controller.abort();
@@ -61,7 +74,7 @@ export async function runToolCommand(
     }, { id: "cli_1", name, arguments: args });
     const text = options.json
       ? JSON.stringify({
-        tool: name,
+        tool: canonical,
         output: outcome.output,
         is_error: outcome.isError,
         decision: outcome.decision,
@@ -77,5 +90,18 @@ export async function runToolCommand(
     return outcome.isError ? EXIT.failed : EXIT.ok;
   } finally {
     Deno.removeSignalListener("SIGINT", onSignal);
+  }
+}
+
+/** The check the call makes, done first: arguments that cannot fit the schema are a usage error. */
+function checkArguments(registry: ToolRegistry, name: string, args: unknown): void {
+  try {
+    registry.prepare(name, args);
+  } catch (error) {
+    if (!(error instanceof ToolCallError)) throw error;
+    throw new UsageError(
+      `Cannot run "${name}": ${error.message.replace(/: see the tool's parameters.*$/, "")}: ` +
+        "`replio tools --json` lists every tool's parameters",
+    );
   }
 }

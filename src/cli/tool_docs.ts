@@ -33,6 +33,7 @@ function renderToolReference(): string {
             }`,
           ]
           : []),
+        ...(spec.alwaysAsk ? [`always asks (${spec.alwaysAsk})`] : []),
         ...(spec.permissionFn ? ["per-call permission function"] : []),
         ...(spec.pathArg ? [`path argument \`${spec.pathArg}\` (worktree scope)`] : []),
         ...(spec.refine ? [`\`${spec.refine}\` refined by query_refine`] : []),
@@ -71,12 +72,22 @@ function renderParameters(schema: JsonSchema): string {
       : required.has(name)
       ? "required"
       : "—";
-    const doc = String(prop.description ?? "").replaceAll("|", "\\|");
+    const doc = markdownCell(String(prop.description ?? ""));
     return `| \`${name}\` | ${describeSchema(prop)} | ${def} | ${doc} |`;
   });
   if (rows.length === 0) return "No parameters.";
   return ["| Parameter | Type | Default | Description |", "| --- | --- | --- | --- |", ...rows]
     .join("\n");
+}
+
+/**
+ * A description (plain text for the model) as a table cell: quoted examples such as "*.ts"
+ * become code, so Markdown (and `deno fmt`) cannot read their `*` and `_` as emphasis.
+ */
+function markdownCell(text: string): string {
+  return text.split(/("[^"`]*[*_][^"`]*")/).map((part, i) =>
+    i % 2 === 1 ? `\`${part.slice(1, -1)}\`` : part.replace(/[*]/g, "\\*")
+  ).join("").replaceAll("|", "\\|");
 }
 
 /** docs/tools.md with its generated section replaced. */

@@ -6,7 +6,13 @@
 import type { AgentType } from "../agents/mod.ts";
 import type { Config } from "../config/mod.ts";
 import type { McpServers, McpServerStatus } from "../mcp/mod.ts";
-import { type Policy, summarizeTool, toolIsolation, type ToolRegistry } from "../tools/mod.ts";
+import {
+  type JsonSchema,
+  type Policy,
+  summarizeTool,
+  toolIsolation,
+  type ToolRegistry,
+} from "../tools/mod.ts";
 import { openWorkspace, toolNameWarnings } from "./workspace.ts";
 import { EXIT } from "./errors.ts";
 
@@ -37,6 +43,10 @@ export interface ToolListing {
     short: string;
     /** How its calls run: `in-process`, `worker(…)`, `bwrap(…)` or `none`. */
     isolation: string;
+    /** What the model reads, exactly as sent. */
+    description: string;
+    /** The JSON Schema of the arguments, as sent: scripts build calls from it. */
+    parameters: JsonSchema;
   }[];
   /** Tools a deny hides, with what hid them. */
   hidden: { name: string; reason: string }[];
@@ -73,6 +83,8 @@ export function toolListing(
       aliases: (tool.aliases ?? []).map((a) => typeof a === "string" ? a : a.name),
       short: summarizeTool(tool),
       isolation: toolIsolation(tool, ws.config, ws.worktree),
+      description: tool.description,
+      parameters: tool.parameters,
     };
   });
   const warnings = toolNameWarnings(ws);
@@ -100,21 +112,19 @@ export async function listTools(options: ToolsCommandOptions): Promise<number> {
     // deny stays a footnote, as spec/tools.md lists it.
     const unavailable = hidden.filter((h) => h.reason.startsWith(DENO_REASON));
     const denied = hidden.filter((h) => !h.reason.startsWith(DENO_REASON));
-    const width = Math.max(
-      ...rows.map((r) => r.name.length),
-      ...unavailable.map((u) => u.name.length),
-      4,
-    );
     text = warnings.map((w) => `warning: ${w}\n`).join("") +
       `mode: ${ws.policy.mode}  worktree: ${ws.worktree}\n` +
-      rows.map((r) =>
-        `${r.name.padEnd(width)}  ${r.category.padEnd(8)} ${r.permission.padEnd(8)} ${
-          r.action.padEnd(5)
-        } (${r.reason})  [${r.isolation}]  ${r.short}`
-      ).join("\n") + "\n" +
-      unavailable.map((u) =>
-        `${u.name.padEnd(width)}  unavailable: ${u.reason.slice(DENO_REASON.length)}\n`
-      ).join("") +
+      formatColumns([
+        ...rows.map((r) => [
+          r.name,
+          r.category,
+          r.permission,
+          `${r.action.padEnd(5)} (${r.reason})`,
+          `[${r.isolation}]`,
+          r.short,
+        ]),
+        ...unavailable.map((u) => [u.name, `unavailable: ${u.reason.slice(DENO_REASON.length)}`]),
+      ]) +
       (denied.length
         ? `hidden by policy: ${denied.map((h) => `${h.name} (${h.reason})`).join(", ")}\n`
         : "") +
@@ -128,4 +138,16 @@ export async function listTools(options: ToolsCommandOptions): Promise<number> {
 function describeServer(server: McpServerStatus): string {
   const state = server.state === "ready" ? `ready, ${server.tools} tools` : server.state;
   return `mcp server ${server.name}: ${state}${server.detail ? `: ${server.detail}` : ""}\n`;
+}
+
+/** Rows as columns two spaces apart, each as wide as its widest cell; the last is not padded. */
+function formatColumns(rows: string[][]): string {
+  const widths: number[] = [];
+  for (const row of rows) {
+    row.slice(0, -1).forEach((cell, i) => widths[i] = Math.max(widths[i] ?? 0, cell.length));
+  }
+  return rows.map((row) =>
+    row.map((cell, i) => i === row.length - 1 ? cell : cell.padEnd(widths[i]!)).join("  ")
+      .trimEnd() + "\n"
+  ).join("");
 }

@@ -390,7 +390,7 @@ export const CONFIG_KEYS = {
   modes: key(
     Type.Record(Type.String(), MODE_SCHEMA),
     {},
-    "Named modes layered over the base policy; `plan` and `sandboxed` are built in",
+    "Named modes layered over the base policy; `plan`, `sandboxed` and `accept-edits` are built in",
     { mergesPerEntry: true },
   ),
   agents: key(

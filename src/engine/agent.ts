@@ -71,10 +71,16 @@ export class Agent {
   #history: ChatMessage[];
   /** Notices already shown: the system prompt is rebuilt every turn, the notice shown once. */
   readonly #noticed = new Set<string>();
+  #contextTokens = 0;
 
   constructor(options: AgentOptions) {
     this.#options = options;
     this.#history = options.session.history();
+  }
+
+  /** Tokens the last model request used (prompt and reply): how full the context is. */
+  get contextTokens(): number {
+    return this.#contextTokens;
   }
 
   /** The conversation so far (without the system prompt). */
@@ -129,6 +135,7 @@ export class Agent {
       );
       addUsage(result.usage, reply.usage);
       lastUsage = reply.usage ?? lastUsage;
+      if (reply.usage) this.#contextTokens = reply.usage.total_tokens;
       result.content += reply.text;
       result.thinking += reply.thinking;
       if (reply.text || reply.thinking || reply.calls.length) {
@@ -225,6 +232,13 @@ export class Agent {
         case "usage":
           reply.usage = event.usage;
           break;
+        case "retry":
+          sink.emit({
+            type: "note",
+            message: `Retrying in ${(event.delay_ms / 1000).toFixed(1)} s ` +
+              `(attempt ${event.attempt} of ${event.attempts}): ${event.reason}`,
+          });
+          break;
         case "done":
           reply.finish = event.reason;
           break;
@@ -281,6 +295,7 @@ export class Agent {
         sink,
         audit: (record) => this.#audit(record, result),
         answer: resume?.answer,
+        ...(session.checkpoint ? { beforeEdit: (path: string) => session.checkpoint!(path) } : {}),
       }, { id: call.id, name: call.function.name, arguments: args });
       if (outcome.parked) {
         const pending = {
@@ -435,6 +450,7 @@ function addUsage(total: Usage, round: Usage | null): void {
   total.prompt_tokens += round.prompt_tokens;
   total.completion_tokens += round.completion_tokens;
   total.total_tokens += round.total_tokens;
+  if (round.cost !== undefined) total.cost = (total.cost ?? 0) + round.cost;
 }
 
 /** Forwards events and fills the result's tool_calls from tool_call/tool_result pairs. */

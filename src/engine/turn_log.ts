@@ -16,4 +16,6 @@ export interface TurnLog {
   append(record: NewRecord): void;
   /** Writes `turn_start` and returns the turn number. */
   beginTurn(prompt: string): number;
+  /** Saves a file before the turn's first change to it, for undo; absent where none is kept. */
+  checkpoint?(path: string): Promise<void>;
 }

@@ -30,7 +30,13 @@ export function readUsage(value: unknown): Usage | null {
   const completion = Number(value.completion_tokens ?? 0);
   const total = Number(value.total_tokens ?? prompt + completion);
   if (![prompt, completion, total].every(Number.isFinite)) return null;
-  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: total };
+  const cost = typeof value.cost === "number" && Number.isFinite(value.cost) ? value.cost : null;
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: total,
+    ...(cost === null ? {} : { cost }),
+  };
 }
 
 /**

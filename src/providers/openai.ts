@@ -7,6 +7,8 @@
 import type { Config } from "../config/mod.ts";
 import type { ToolSchema } from "../tools/types.ts";
 import { IdleWatchdog } from "./_idle_watchdog.ts";
+import { describeHtml, HTML_FIX } from "./describe_html.ts";
+import { CONNECTION_FIX, listModels, ModelListError } from "./list_models.ts";
 import { readServerSentEvents, type ServerSentEvent } from "./_sse.ts";
 import { readUsage, TurnAssembler } from "./_turn_assembler.ts";
 import { ProviderError, type ProviderErrorCode } from "./provider_error.ts";
@@ -103,6 +105,20 @@ class OpenAIProvider implements Provider {
     return text;
   }
 
+  /** The model ids `GET {baseUrl}/models` lists. */
+  async listModels(): Promise<string[]> {
+    try {
+      return await listModels(this.#baseUrl, this.#apiKey);
+    } catch (error) {
+      if (!(error instanceof ModelListError)) throw error;
+      throw new ProviderError(
+        "connection",
+        `Cannot list the models at "${this.#baseUrl}": ${error.message}` +
+          (error.fix ? `: ${error.fix}` : ""),
+      );
+    }
+  }
+
   /** Runs attempts until one succeeds, a failure is final, or `signal` aborts; never throws. */
   async *#withRetries(
     signal: AbortSignal,
@@ -135,6 +151,13 @@ class OpenAIProvider implements Provider {
         yield { type: "error", code: failure.code, message: this.#describe(failure, attempts) };
         return;
       }
+      yield {
+        type: "retry",
+        reason: failure.detail,
+        delay_ms: delay,
+        attempt: attempts + 1,
+        attempts: maxRetries + 1,
+      };
       if (!(await pauseUnlessAborted(delay, signal))) {
         yield CANCELLED;
         return;
@@ -153,6 +176,7 @@ class OpenAIProvider implements Provider {
         stream_options: { include_usage: true },
       }, signal);
       watchdog.touch();
+      await this.#refuseHtml(response);
       const turn = new TurnAssembler(() => `call_${++this.#generatedIds}`);
       let sawDone = false;
       // `[DONE]` must be told apart from a clean early close: the SSE body is read line by line.
@@ -194,6 +218,8 @@ class OpenAIProvider implements Provider {
       if (watchdog.fired && !outer.aborted) throw this.#timeout();
       throw error;
     }
+    const page = describeHtml(text, null);
+    if (page) throw this.#htmlPage(page);
     const reply = this.#parseJson(text, "response");
     const choice = Array.isArray(reply.choices) ? reply.choices[0] : undefined;
     const message = isRecord(choice) && isRecord(choice.message) ? choice.message : null;
@@ -243,6 +269,22 @@ class OpenAIProvider implements Provider {
 
   #idleTimeoutMs(): number {
     return this.#config.get("stream_idle_timeout") * 1000;
+  }
+
+  /** A proxy or login page answers 200 with HTML, which an SSE reader sees as an empty stream. */
+  async #refuseHtml(response: Response): Promise<void> {
+    const type = response.headers.get("content-type");
+    if (!type || !/\bhtml\b/i.test(type)) return;
+    throw this.#htmlPage(describeHtml(await response.text(), type) ?? "an HTML page");
+  }
+
+  #htmlPage(page: string): AttemptFailure {
+    return new AttemptFailure({
+      code: "bad_response",
+      detail: `"${this.#baseUrl}" answered with ${page}, not a model reply`,
+      fix: HTML_FIX,
+      retryable: false,
+    });
   }
 
   #body(response: Response): ReadableStream<Uint8Array> {
@@ -313,7 +355,7 @@ class OpenAIProvider implements Provider {
       return {
         code: "connection",
         detail: `connection to "${this.#baseUrl}" failed: ${describeCause(cause)}`,
-        fix: "check that the server is running and base_url is right",
+        fix: CONNECTION_FIX,
         retryable: true,
       };
     }

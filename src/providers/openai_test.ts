@@ -197,7 +197,13 @@ Deno.test("OpenAIProvider.chat retries a 429 after its Retry-After", async () =>
     { text: "ok" },
   ]);
   const events = joined(await collect(providerFor(mock)));
-  assert.deepEqual(events[0], { type: "text", delta: "ok" });
+  // Each retry is announced with its reason and delay, before the wait.
+  const reason = "HTTP 429: Rate limit reached for mock-model: retry later";
+  assert.deepEqual(events.slice(0, 3), [
+    { type: "retry", reason, delay_ms: 0, attempt: 2, attempts: 4 },
+    { type: "retry", reason, delay_ms: 10, attempt: 3, attempts: 4 },
+    { type: "text", delta: "ok" },
+  ]);
   assert.equal(mock.requests.length, 3);
 });
 
@@ -215,7 +221,8 @@ Deno.test("OpenAIProvider.chat gives up when Retry-After asks for more than a mi
 Deno.test("OpenAIProvider.chat retries a 500 with backoff, then succeeds", async () => {
   await using mock = startMockModel([{ fault: "500" }, { text: "recovered" }]);
   const events = joined(await collect(providerFor(mock)));
-  assert.deepEqual(events[0], { type: "text", delta: "recovered" });
+  assert.deepEqual(events.map((e) => e.type).slice(0, 2), ["retry", "text"]);
+  assert.deepEqual(events[1], { type: "text", delta: "recovered" });
   assert.equal(mock.requests.length, 2);
 });
 
@@ -267,7 +274,8 @@ Deno.test("OpenAIProvider.chat retries a reset that came before any content", as
     { text: "second try" },
   ]);
   const events = joined(await collect(providerFor(mock)));
-  assert.deepEqual(events[0], { type: "text", delta: "second try" });
+  assert.equal(events[0]?.type, "retry");
+  assert.deepEqual(events[1], { type: "text", delta: "second try" });
   assert.equal(events.some((e) => e.type === "tool_calls"), false);
   assert.equal(mock.requests.length, 2);
 });
@@ -370,7 +378,11 @@ Deno.test("OpenAIProvider.chat reports an unreachable server", async () => {
       `Cannot get a reply from model "m": connection to "${baseUrl}" failed: `,
     ),
   );
-  assert.ok(error.message.endsWith(": check that the server is running and base_url is right"));
+  assert.ok(
+    error.message.endsWith(
+      ": check that the server is running, base_url is right and the network is up",
+    ),
+  );
 });
 
 Deno.test("OpenAIProvider.complete returns the text of a non-streamed reply", async () => {
@@ -437,4 +449,33 @@ Deno.test({
         '"http://127.0.0.1:5999/v1": restart replio with --allow-net=127.0.0.1:5999',
     });
   },
+});
+
+Deno.test("OpenAIProvider.chat says a 200 HTML page answered, with its title, without retrying", async () => {
+  let requests = 0;
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, () => {
+    requests++;
+    return new Response("<!DOCTYPE html><title>Captive Portal Login</title><p>Sign in", {
+      headers: { "content-type": "text/html; charset=utf-8" },
+    });
+  });
+  try {
+    const baseUrl = `http://127.0.0.1:${server.addr.port}/v1`;
+    const provider = createOpenAIProvider({
+      config: Config.defaults(),
+      baseUrl,
+      model: "m",
+      apiKey: "",
+    });
+    assert.deepEqual(errorOf(await collect(provider)), {
+      code: "bad_response",
+      message: `Cannot get a reply from model "m": "${baseUrl}" answered with an HTML page ` +
+        `titled "Captive Portal Login", not a model reply: a proxy or login page answered ` +
+        "instead of the model server: check base_url, your proxy settings (HTTPS_PROXY) and " +
+        "that you are logged in to the network",
+    });
+    assert.equal(requests, 1);
+  } finally {
+    await server.shutdown();
+  }
 });

@@ -4,6 +4,7 @@
  * @module
  */
 import { type Config, ConfigError } from "../config/mod.ts";
+import { listModels, ModelListError } from "./list_models.ts";
 import { createOpenAIProvider } from "./openai.ts";
 import type { Provider } from "./types.ts";
 
@@ -12,7 +13,6 @@ export const OLLAMA_BASE_URL = "http://127.0.0.1:11434/v1";
 const OPENAI_BASE_URL = "https://api.openai.com/v1";
 /** A local server answers in milliseconds; waiting longer only delays the error. */
 const OLLAMA_PROBE_TIMEOUT_MS = 300;
-const LIST_MODELS_TIMEOUT_MS = 10_000;
 const HOW_TO_CONFIGURE = "run `replio config set base_url http://HOST:PORT/v1`, " +
   "pass --base-url, or set OPENAI_BASE_URL";
 
@@ -54,7 +54,7 @@ export async function createProvider(
         `requests to ${new URL(baseUrl).host} go without an API key; add that flag if it is set`,
     );
   }
-  const model = overrides.model || config.get("model") || await firstModel(baseUrl, apiKey);
+  const model = overrides.model || config.get("model") || await firstModel(config, baseUrl, apiKey);
   return createOpenAIProvider({ config, baseUrl, model, apiKey });
 }
 
@@ -116,48 +116,29 @@ function normalizeBaseUrl(text: string): string {
   return `${url.origin}${path || "/v1"}${url.search}`;
 }
 
-async function firstModel(baseUrl: string, apiKey: string): Promise<string> {
-  const fix = "run `replio config set model NAME` or pass --model";
+async function firstModel(config: Config, baseUrl: string, apiKey: string): Promise<string> {
   let models: string[];
   try {
-    models = await listModels(baseUrl, apiKey, LIST_MODELS_TIMEOUT_MS);
+    models = await listModels(baseUrl, apiKey);
   } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
-    throw new ConfigError(`Cannot list the models at "${baseUrl}": ${detail}: ${fix}`);
+    if (!(error instanceof ModelListError)) throw error;
+    // The fix depends on what failed: a model name cannot cure an unreachable server.
+    const fix = error.fix ??
+      (error.status === 401 || error.status === 403
+        ? `set ${config.get("api_key_env") || "the API key variable"} to a valid API key`
+        : error.status === 404
+        ? `check base_url: "${baseUrl}/models" does not exist (OpenAI-compatible servers serve /v1)`
+        : `check the server at "${baseUrl}", or ${SET_MODEL}`);
+    throw new ConfigError(`Cannot list the models at "${baseUrl}": ${error.message}: ${fix}`);
   }
   const model = models[0];
   if (model === undefined) {
-    throw new ConfigError(`No model set and "${baseUrl}/models" lists none: ${fix}`);
+    throw new ConfigError(`No model set and "${baseUrl}/models" lists none: ${SET_MODEL}`);
   }
   return model;
 }
 
-/** The model ids `GET {baseUrl}/models` lists. */
-async function listModels(baseUrl: string, apiKey: string, timeoutMs: number): Promise<string[]> {
-  const host = new URL(baseUrl).host;
-  if (Deno.permissions.querySync({ name: "net", host }).state !== "granted") {
-    throw new Error(
-      `replio was started without network access to "${host}": restart it with --allow-net=${host}`,
-    );
-  }
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), timeoutMs);
-  try {
-    const response = await fetch(`${baseUrl}/models`, {
-      headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {},
-      signal: controller.signal,
-    });
-    const text = await response.text();
-    if (!response.ok) throw new Error(`HTTP ${response.status}`);
-    const body = JSON.parse(text) as { data?: { id?: unknown }[] };
-    return (body.data ?? []).map((entry) => entry.id).filter((id) => typeof id === "string");
-  } catch (error) {
-    if (controller.signal.aborted) throw new Error(`no answer within ${timeoutMs} ms`);
-    throw error;
-  } finally {
-    clearTimeout(timer);
-  }
-}
+const SET_MODEL = "run `replio config set model NAME` or pass --model";
 
 /** An environment variable, only if reading it is already permitted (never prompts). */
 function readEnv(name: string): string | undefined {

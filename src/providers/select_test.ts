@@ -49,19 +49,51 @@ Deno.test("createProvider asks for a model when the server lists none", async ()
   );
 });
 
-Deno.test("createProvider asks for a model when the server cannot list them", async () => {
+Deno.test("createProvider points at the server and network when it cannot connect", async () => {
   const gone = startMockModel();
   await gone.close();
   await assert.rejects(
     createProvider(Config.defaults(), { baseUrl: gone.baseUrl }),
-    (error) => {
-      assert.ok(error instanceof ConfigError);
-      assert.ok(error.message.startsWith(`Cannot list the models at "${gone.baseUrl}": `));
-      assert.ok(error.message.endsWith(": run `replio config set model NAME` or pass --model"));
-      return true;
-    },
+    new ConfigError(
+      `Cannot list the models at "${gone.baseUrl}": cannot connect: Connection refused ` +
+        "(os error 111): check that the server is running, base_url is right and the network is up",
+    ),
   );
 });
+
+Deno.test("createProvider points at the API key when the model list is refused", async () => {
+  await using server = serve(() => new Response("denied", { status: 401 }));
+  await assert.rejects(
+    createProvider(Config.defaults(), { baseUrl: server.url }),
+    new ConfigError(
+      `Cannot list the models at "${server.url}": HTTP 401: set OPENAI_API_KEY to a valid API key`,
+    ),
+  );
+});
+
+Deno.test("createProvider says a proxy's HTML page answered, with its title", async () => {
+  const page = "<!DOCTYPE html><html><head><title>Sign in - Corp Proxy</title></head></html>";
+  await using server = serve(() =>
+    new Response(page, { headers: { "content-type": "text/html" } })
+  );
+  await assert.rejects(
+    createProvider(Config.defaults(), { baseUrl: server.url }),
+    new ConfigError(
+      `Cannot list the models at "${server.url}": HTTP 200 with an HTML page titled ` +
+        '"Sign in - Corp Proxy": a proxy or login page answered instead of the model server: ' +
+        "check base_url, your proxy settings (HTTPS_PROXY) and that you are logged in to the network",
+    ),
+  );
+});
+
+/** A server on 127.0.0.1 answering every request with `respond`. */
+function serve(respond: () => Response) {
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, respond);
+  return {
+    url: `http://127.0.0.1:${server.addr.port}/v1`,
+    [Symbol.asyncDispose]: () => server.shutdown(),
+  };
+}
 
 Deno.test("createProvider rejects a base URL that is not http", async () => {
   await assert.rejects(

@@ -30,6 +30,8 @@ export interface Usage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  /** What the request cost, when the provider reports it (OpenRouter's `usage.cost`, in USD). */
+  cost?: number;
 }
 
 /** Why a stream ended. */
@@ -41,6 +43,8 @@ export type ProviderEvent =
   | { type: "text"; delta: string }
   | { type: "tool_calls"; calls: ToolCall[] }
   | { type: "usage"; usage: Usage }
+  /** A failed attempt that will be retried after `delay_ms`; `reason` says what failed. */
+  | { type: "retry"; reason: string; delay_ms: number; attempt: number; attempts: number }
   | { type: "done"; reason: FinishReason }
   | { type: "error"; code: string; message: string };
 
@@ -59,4 +63,6 @@ export interface Provider {
   chat(request: ChatRequest): AsyncIterable<ProviderEvent>;
   /** One bounded non-streaming completion (compaction, query refinement, ask → lead). */
   complete(messages: ChatMessage[], signal: AbortSignal): Promise<string>;
+  /** The model ids the endpoint offers (`GET /models`); throws with what failed and the fix. */
+  listModels?(): Promise<string[]>;
 }

@@ -9,8 +9,11 @@ import { helpCommand, toolsCommand } from "./help_commands.ts";
 import { clearCommand, compactCommand, exitCommand, sessionCommand } from "./session_commands.ts";
 import { configCommand, modeCommand, modelCommand } from "./setting_commands.ts";
 import { outputCommand } from "./output_command.ts";
+import { initCommand } from "./init_command.ts";
+import { permissionsCommand } from "./permissions_command.ts";
 import { nearestName, type SlashInput } from "./slash.ts";
 import { toolCommand } from "./tool_command.ts";
+import { diffCommand, undoCommand } from "./undo_commands.ts";
 
 /** Every slash command, in /help order. */
 export const COMMANDS: readonly SlashCommand[] = [
@@ -21,7 +24,11 @@ export const COMMANDS: readonly SlashCommand[] = [
   modeCommand,
   modelCommand,
   configCommand,
+  permissionsCommand,
   sessionCommand,
+  undoCommand,
+  diffCommand,
+  initCommand,
   compactCommand,
   outputCommand,
   clearCommand,

@@ -1,7 +1,7 @@
 /**
  * Tab completion: command names after `/`, a command's first argument (tool names after
- * `/tool` and `/help`, mode names after `/mode`), and otherwise the path being typed, relative
- * to the worktree.
+ * `/tool` and `/help`, mode names after `/mode`), and otherwise the path being typed (after an
+ * `@` too), relative to the worktree.
  * @module
  */
 import { isAbsolute, join } from "node:path";
@@ -43,6 +43,11 @@ export async function completeLine(
   let start = line.length;
   while (start > 0 && !TOKEN_BREAK.test(line[start - 1]!)) start--;
   const token = line.slice(start);
+  // `@path` attaches a file: complete the path and keep the `@`.
+  if (token.startsWith("@")) {
+    const hits = await completePath(token.slice(1), sources);
+    return [hits.map((hit) => "@" + hit), token];
+  }
   return [await completePath(token, sources), token];
 }
 

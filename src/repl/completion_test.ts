@@ -49,3 +49,9 @@ Deno.test("completeLine completes paths relative to the worktree", async () => {
   assert.deepEqual(await completeLine("x ", s), [["README.md", "src/"], ""]);
   assert.deepEqual(await completeLine("x nowhere/a", s), [[], "nowhere/a"]);
 });
+
+Deno.test("completeLine completes the path of an @mention and keeps the @", async () => {
+  await using wt = await tempWorktree({ "README.md": "x", "src/app.ts": "y" });
+  assert.deepEqual(await completeLine("look at @REA", sources(wt.path)), [["@README.md"], "@REA"]);
+  assert.deepEqual(await completeLine("@src/a", sources(wt.path)), [["@src/app.ts"], "@src/a"]);
+});

@@ -5,7 +5,7 @@
  */
 import type { Config } from "../config/mod.ts";
 import type { Session } from "../session/mod.ts";
-import type { ToolPolicy, ToolRegistry } from "../tools/mod.ts";
+import type { SessionApprovals, ToolPolicy, ToolRegistry } from "../tools/mod.ts";
 import type { Styles } from "../ui/styles.ts";
 import type { TerminalSink } from "../ui/terminal.ts";
 
@@ -29,6 +29,8 @@ export interface ReplContext {
   readonly registry: ToolRegistry;
   /** The policy of the current mode. */
   readonly policy: ToolPolicy;
+  /** The "always allow" rules accepted in this REPL. */
+  readonly approvals: SessionApprovals;
   /** The current model, or null when none is reachable. */
   readonly model: string | null;
   /** Why there is no model, with how to configure one; "" when there is one. */
@@ -49,6 +51,10 @@ export interface ReplContext {
   cancellable<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T>;
   /** Switches the mode; throws a ConfigError naming the known modes. */
   setMode(name: string): void;
+  /** Model names the endpoint listed when last asked (for Tab); [] before that. */
+  readonly knownModels: readonly string[];
+  /** Asks the endpoint for its models; null when no model is connected to ask through. */
+  listModels(): Promise<string[] | null>;
   /** Connects to `name` at the configured endpoint; throws with how to fix it. */
   setModel(name: string): Promise<void>;
   /** `replio config get|set|unset` for the worktree; returns its exit code. */
@@ -64,6 +70,10 @@ export interface ReplContext {
   newSession(): Promise<void>;
   /** Continues session `id`; throws when there is none. */
   loadSession(id: string): Promise<void>;
+  /** Re-prints the last exchanges of the session (after loading one). */
+  showRecent(): void;
+  /** Sends `text` to the model as a message of the person's, in a turn like any other. */
+  sendMessage(text: string): Promise<void>;
   /** Summarises older turns; null when there is too little to fold. Throws without a model. */
   compact(signal: AbortSignal): Promise<string | null>;
   /** Clears the terminal screen (a no-op without a terminal). */

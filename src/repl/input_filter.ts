@@ -1,7 +1,7 @@
 /**
  * Keyboard bytes between the terminal and node:readline. It recognises bracketed pastes (and
  * a chunk holding several lines, from terminals without them) and hands multi-line pastes to
- * the editor as a placeholder. While a turn runs it keeps keys from the editor: Ctrl-C
+ * the editor as a placeholder. While a turn runs it keeps keys from the editor: Ctrl-C or Esc
  * cancels the turn, anything else is held and typed once the prompt returns.
  * @module
  */
@@ -10,6 +10,7 @@ import type { PasteStore } from "./paste_store.ts";
 const PASTE_START = "\x1b[200~";
 const PASTE_END = "\x1b[201~";
 const CTRL_C = "\x03";
+const ESC = "\x1b";
 
 /** Turns bracketed paste on in a terminal that supports it. */
 export const ENABLE_BRACKETED_PASTE = "\x1b[?2004h";
@@ -53,10 +54,19 @@ export class InputFilter {
 
   /** Takes one chunk read from the terminal. */
   write(chunk: string): void {
+    // A lone Esc is a key press (terminals send a paste marker whole), not a marker's start.
+    if (chunk === ESC && !this.#partial && this.#paste === null && !this.#onInterrupt) {
+      this.#forward(chunk);
+      return;
+    }
     let text = this.#partial + chunk;
     this.#partial = "";
     if (this.#onInterrupt && this.#paste === null) {
-      if (text.includes(CTRL_C)) this.#onInterrupt();
+      // Esc alone (not the start of an arrow key's sequence) interrupts like Ctrl-C.
+      if (text.includes(CTRL_C) || text === ESC) {
+        this.#onInterrupt();
+        if (text === ESC) return;
+      }
       this.#held += text.replaceAll(CTRL_C, "");
       return;
     }

@@ -55,3 +55,17 @@ Deno.test("InputFilter holds keys during a turn, interrupts on Ctrl-C and types 
   input.write("\x03");
   assert.deepEqual(forwarded, ["typed", "\x03"]);
 });
+
+Deno.test("InputFilter interrupts on a lone Esc during a turn but holds arrow keys", () => {
+  const { input, forwarded } = filter();
+  let interrupts = 0;
+  input.hold(() => interrupts++);
+  input.write("\x1b[A");
+  input.write("\x1b");
+  assert.equal(interrupts, 1);
+  input.release();
+  assert.deepEqual(forwarded, ["\x1b[A"]);
+  // At the prompt a lone Esc is a key for the editor, not held back as a paste marker's start.
+  input.write("\x1b");
+  assert.deepEqual(forwarded, ["\x1b[A", "\x1b"]);
+});

@@ -11,12 +11,17 @@ import { PassThrough } from "node:stream";
 import { InputAssembler } from "./input_assembler.ts";
 import { DISABLE_BRACKETED_PASTE, ENABLE_BRACKETED_PASTE, InputFilter } from "./input_filter.ts";
 import { PasteStore } from "./paste_store.ts";
+import type { PromptAnswer } from "../ui/terminal.ts";
 
 /** What {@link LineEditor.read} returns: a message, Ctrl-C at an empty prompt, or the end. */
 export type ReadResult =
   | { kind: "message"; text: string }
   | { kind: "interrupt" }
   | { kind: "eof" };
+
+/** Ctrl-D: on an empty line readline would close for good; the editor decides first. */
+const CTRL_D = "\x04";
+const ESC = "\x1b";
 
 /** Options of {@link LineEditor}. */
 export interface LineEditorOptions {
@@ -39,8 +44,11 @@ export interface LineEditorOptions {
  */
 type EditorInterface = readline.Interface & { history: string[]; clearLine(): void };
 
-/** Who waits for the next typed line. */
-type Waiter = (line: string | null) => void;
+/** Who waits for the next typed line: null when input ended (or Ctrl-D at a question). */
+type Waiter = (line: string | null | typeof INTERRUPTED) => void;
+
+/** Ctrl-C at a question. */
+const INTERRUPTED = Symbol("interrupted");
 
 /** Reads messages and answers from the person. */
 export class LineEditor {
@@ -52,6 +60,10 @@ export class LineEditor {
   readonly #lines: string[] = [];
   #waiter: Waiter | null = null;
   #closed = false;
+  /** Set while a picker reads raw keys: they bypass readline. */
+  #keyReader: ((keys: string) => void) | null = null;
+  /** The main prompt of the current read, shown again when a continuation is dropped. */
+  #promptText = "";
   /** Set while reading a message, so Ctrl-C there can end the read. */
   #reading: ((result: ReadResult) => void) | null = null;
   /** Set while a turn runs: Ctrl-C cancels it. */
@@ -72,7 +84,7 @@ export class LineEditor {
           return keys;
         },
       });
-      this.#filter = new InputFilter((text) => keys.write(text), this.#pastes);
+      this.#filter = new InputFilter((text) => this.#forwardKeys(keys, text), this.#pastes);
       process.stdin.setEncoding("utf8");
       process.stdin.on("data", this.#onData);
       process.stdin.on("end", this.#onEnd);
@@ -121,13 +133,14 @@ export class LineEditor {
   read(prompt: string, continuation: string): Promise<ReadResult> {
     return new Promise((resolve) => {
       this.#reading = resolve;
+      this.#promptText = prompt;
       const next = (): void => {
         this.#prompt(this.#assembler.continuing ? continuation : prompt);
         // After the prompt, which puts the cursor at the line start: typed-ahead keys follow it.
         this.#filter?.release();
         this.#nextLine((line) => {
           if (this.#reading !== resolve) return;
-          if (line === null) {
+          if (line === null || line === INTERRUPTED) {
             this.#reading = null;
             this.#assembler.reset();
             resolve({ kind: "eof" });
@@ -144,20 +157,37 @@ export class LineEditor {
     });
   }
 
-  /** Shows `prompt` and reads one answer line; null on Ctrl-C or end of input. */
-  question(prompt: string): Promise<string | null> {
+  /** Shows `prompt` and reads one answer line, or Ctrl-C (`interrupt`) or Ctrl-D (`eof`). */
+  question(prompt: string, initial = ""): Promise<PromptAnswer> {
     const onInterrupt = this.#onInterrupt;
     this.#onInterrupt = null;
     // Keys typed ahead during the turn are meant for the next message, not for this answer.
     this.#filter?.passKeys();
     return new Promise((resolve) => {
       this.#prompt(prompt);
+      if (initial && this.isTerminal) this.#rl.write(initial);
       this.#nextLine((line) => {
         this.#onInterrupt = onInterrupt;
         if (onInterrupt) this.#filter?.hold(onInterrupt);
-        resolve(line === null ? null : this.#pastes.expand(line));
+        if (line === INTERRUPTED) resolve({ kind: "interrupt" });
+        else if (line === null) resolve({ kind: "eof" });
+        else resolve({ kind: "line", text: this.#pastes.expand(line) });
       });
     });
+  }
+
+  /**
+   * Hands raw key chunks (arrows as escape sequences) to `onKeys` until it returns true; a
+   * terminal only, between prompts (the session picker).
+   */
+  readKeys(onKeys: (keys: string) => boolean): Promise<void> {
+    const { promise, resolve } = Promise.withResolvers<void>();
+    this.#keyReader = (keys) => {
+      if (!onKeys(keys)) return;
+      this.#keyReader = null;
+      resolve();
+    };
+    return promise;
   }
 
   /** A turn starts: Ctrl-C calls `onInterrupt` and other keys wait for the next prompt. */
@@ -184,7 +214,7 @@ export class LineEditor {
     process.stdin.pause();
   }
 
-  /** Ctrl-C: cancels a turn, answers a question with null, or clears or ends the prompt. */
+  /** Ctrl-C: cancels a turn, interrupts a question, or clears or ends the prompt. */
   #interrupt(): void {
     if (this.#onInterrupt) {
       this.#onInterrupt();
@@ -193,7 +223,7 @@ export class LineEditor {
     if (this.#waiter && !this.#reading) {
       // A question: the answer is "cancel".
       if (this.isTerminal) this.#rl.clearLine();
-      this.#deliver(null, { keepOpen: true });
+      this.#deliver(INTERRUPTED);
       return;
     }
     const reading = this.#reading;
@@ -210,8 +240,40 @@ export class LineEditor {
     reading({ kind: "interrupt" });
   }
 
+  /**
+   * Hands typed keys to readline, deciding Ctrl-D on an empty line first: at a question it
+   * answers "end of input" for that question only, at a continuation prompt it drops the
+   * half-typed message; only at an empty main prompt does it reach readline and end the REPL.
+   */
+  #forwardKeys(keys: PassThrough, text: string): void {
+    if (this.#keyReader) return this.#keyReader(text);
+    // Esc at a question (y/N, ask) interrupts the turn it belongs to, as Ctrl-C does.
+    if (text === ESC && this.#waiter && !this.#reading) return this.#interrupt();
+    text.split(CTRL_D).forEach((part, i) => {
+      if (i > 0 && !this.#endOfInput()) keys.write(CTRL_D);
+      if (part) keys.write(part);
+    });
+  }
+
+  /** Ctrl-D on an empty line at a question or a continuation; false when readline should have it. */
+  #endOfInput(): boolean {
+    if (this.#rl.line.length > 0) return false;
+    if (this.#waiter && !this.#reading) {
+      this.#rl.clearLine();
+      this.#deliver(null, { keepOpen: true });
+      return true;
+    }
+    if (this.#reading && this.#assembler.continuing) {
+      this.#assembler.reset();
+      this.#rl.clearLine();
+      this.#prompt(this.#promptText);
+      return true;
+    }
+    return false;
+  }
+
   #prompt(text: string): void {
-    if (!this.isTerminal) return;
+    if (!this.isTerminal || this.#closed) return;
     this.#rl.setPrompt(text);
     this.#rl.prompt();
   }
@@ -224,11 +286,14 @@ export class LineEditor {
     this.#waiter = waiter;
   }
 
-  /** A line arrived (null: input ended or a question was interrupted). */
-  #deliver(line: string | null, options: { keepOpen?: boolean } = {}): void {
+  /**
+   * A line arrived. null: input ended, or (`keepOpen`) Ctrl-D ended one question only;
+   * INTERRUPTED: Ctrl-C at a question.
+   */
+  #deliver(line: string | null | typeof INTERRUPTED, options: { keepOpen?: boolean } = {}): void {
     const waiter = this.#waiter;
     if (!waiter) {
-      if (line !== null) this.#lines.push(line);
+      if (typeof line === "string") this.#lines.push(line);
       return;
     }
     this.#waiter = null;

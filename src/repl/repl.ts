@@ -5,11 +5,24 @@
  * (or Ctrl-D, or /exit) quits.
  * @module
  */
+import { resolve } from "node:path";
 import type { Config } from "../config/mod.ts";
 import type { Agent } from "../engine/mod.ts";
 import type { Provider } from "../providers/types.ts";
-import { openSession, type Session, sessionFile } from "../session/mod.ts";
-import { ToolPolicy, type ToolRegistry } from "../tools/mod.ts";
+import {
+  closestSessions,
+  listSessions,
+  openSession,
+  type Session,
+  sessionFile,
+} from "../session/mod.ts";
+import {
+  createToolContext,
+  invokeTool,
+  SessionApprovals,
+  ToolPolicy,
+  type ToolRegistry,
+} from "../tools/mod.ts";
 import type { Sink } from "../ui/events.ts";
 import { MarkdownStream, reflowMarkdown, wrapText } from "../ui/markdown.ts";
 import { createStyles, type Styles } from "../ui/styles.ts";
@@ -21,6 +34,10 @@ import type { ReplContext, SlashCommand } from "./context.ts";
 import { appendHistory, historyPath, loadHistory } from "./history_file.ts";
 import { describeAccessError, isAccessError } from "../fs/access_error.ts";
 import { LineEditor } from "./line_editor.ts";
+import { findMentions } from "./mentions.ts";
+import { recentExchanges } from "./recent_exchanges.ts";
+import { pickSession } from "./session_picker.ts";
+import { formatStatus } from "./status_line.ts";
 import { parseSlash } from "./slash.ts";
 import { formatTurns } from "./session_commands.ts";
 
@@ -34,8 +51,10 @@ export interface ReplHost {
   notices?: readonly string[];
   /** `--mode`; undefined starts in the config's `mode`. */
   mode: string | undefined;
-  /** `--session`: continue or create this session. */
+  /** `--session` or `--continue`: continue or create this session. */
   sessionId: string | undefined;
+  /** `--resume`: choose the session from a list first (a terminal only). */
+  pickSession: boolean;
   /** Connects to the model (`model` overrides the config's); throws with how to configure. */
   connect(config: Config, model: string | undefined): Promise<Provider>;
   /** Builds the root agent exactly as `replio run` does. */
@@ -79,6 +98,8 @@ class Repl implements ReplContext {
   readonly #terminal: ReplTerminal;
   readonly styles: Styles;
   readonly commands: readonly SlashCommand[] = COMMANDS;
+  /** "Always allow" rules accepted at confirm prompts; they outlive mode and model changes. */
+  readonly approvals = new SessionApprovals();
   #config: Config;
   #policy: ToolPolicy;
   #provider: Provider | null = null;
@@ -86,6 +107,15 @@ class Repl implements ReplContext {
   /** Set by /model: kept when the config is reloaded. */
   #modelOverride: string | undefined;
   #session: Session | null = null;
+  /** The session had no turns when opened: if none is answered, it is not kept. */
+  #sessionIsNew = false;
+  #mentionCount = 0;
+  /** The endpoint's models, for Tab after /model; filled in the background after start. */
+  #models: string[] = [];
+  /** Tokens the last request used, for the status line. */
+  #contextTokens = 0;
+  /** What this REPL's requests cost, when the provider reports it. */
+  #cost: number | null = null;
   #agent: Agent | null = null;
   #sink: TerminalSink | null = null;
   #editor: LineEditor | null = null;
@@ -106,6 +136,7 @@ class Repl implements ReplContext {
       config: host.config,
       worktree: host.worktree,
       mode: host.mode,
+      approvals: this.approvals,
     });
   }
 
@@ -148,12 +179,6 @@ class Repl implements ReplContext {
       }),
       this.#connect(),
     ]);
-    this.#session = await openSession(this.worktree, {
-      config: this.#config,
-      id: this.#host.sessionId,
-      model: this.model ?? undefined,
-      onUnwritable: (message) => this.#sessionsOff(message),
-    });
     const editor = new LineEditor({
       terminal: this.#terminal.isTerminal,
       history,
@@ -175,6 +200,17 @@ class Repl implements ReplContext {
       },
     });
     this.#editor = editor;
+    const sessionId = this.#host.pickSession
+      ? await this.#pickSession(editor)
+      : this.#host.sessionId;
+    this.#openedSession(
+      await openSession(this.worktree, {
+        config: this.#config,
+        id: sessionId,
+        model: this.model ?? undefined,
+        onUnwritable: (message) => this.#sessionsOff(message),
+      }),
+    );
     this.#sink = new TerminalSink({
       out: this.#terminal.out,
       styles: this.styles,
@@ -190,6 +226,8 @@ class Repl implements ReplContext {
       Deno.exit(143);
     };
     Deno.addSignalListener("SIGTERM", onTerminate);
+    // For Tab after /model; a server without /models just completes nothing.
+    this.listModels().catch(() => {});
     try {
       this.#printBanner();
       await this.#loop(editor);
@@ -231,14 +269,75 @@ class Repl implements ReplContext {
     const provider = this.#provider;
     if (!provider) {
       this.printError(this.#modelProblem);
-      this.print(NO_MODEL_HINT, this.styles.dim);
+      this.print(this.#noModelHint(), this.styles.dim);
       return;
     }
     const agent = this.#currentAgent(provider);
-    await this.cancellable(async (signal) => {
+    if (!(await this.#fits(prompt, agent.contextTokens))) return;
+    const result = await this.cancellable(async (signal) => {
       this.sink.beginTurn();
-      await agent.runTurn(prompt, signal);
+      const message = prompt + await this.#attachMentions(prompt, signal);
+      return await agent.runTurn(message, signal);
     });
+    this.#contextTokens = agent.contextTokens;
+    if (result.usage.cost !== undefined) this.#cost = (this.#cost ?? 0) + result.usage.cost;
+    this.#printStatus();
+  }
+
+  /**
+   * Warns before sending a message that cannot fit the model's window with what the context
+   * already holds (estimated at 4 characters a token) and asks whether to send it anyway.
+   */
+  async #fits(prompt: string, contextTokens: number): Promise<boolean> {
+    const window = this.#config.get("context_window");
+    const estimate = Math.ceil(prompt.length / CHARS_PER_TOKEN);
+    if (contextTokens + estimate <= window) return true;
+    this.print(
+      `! This message is about ${estimate.toLocaleString("en-US")} tokens and the context holds ` +
+        `${contextTokens.toLocaleString("en-US")}: together they exceed context_window ` +
+        `(${window.toLocaleString("en-US")}): /compact first, shorten it, or send it anyway`,
+      this.styles.yellow,
+    );
+    const answer = await this.#editor!.question(`${this.styles.yellow("?")} Send anyway? [y/N] `);
+    return answer.kind === "line" && /^\s*y(es)?\s*$/i.test(answer.text);
+  }
+
+  /**
+   * Reads the files a message mentions as `@path` through the policy (file_read, exactly as
+   * `/tool` would: an activity line, and a file outside the worktree asks) and returns them as
+   * blocks to append. A mention that names no file (a handle, a folder) is left as text.
+   */
+  async #attachMentions(prompt: string, signal: AbortSignal): Promise<string> {
+    let attached = "";
+    for (const path of findMentions(prompt)) {
+      const isFile = await Deno.stat(resolve(this.worktree, path)).then(
+        (info) => info.isFile,
+        () => false,
+      );
+      if (!isFile || signal.aborted) continue;
+      const outcome = await invokeTool({
+        registry: this.registry,
+        policy: this.#policy,
+        ctx: createToolContext({ config: this.#config, worktree: this.worktree, signal }),
+        sink: this.sink,
+        audit: (record) => this.session.appendPermission(record),
+      }, { id: `mention_${++this.#mentionCount}`, name: ATTACH_TOOL, arguments: { path } });
+      if (!outcome.isError) {
+        attached += `\n\n<attached path="${path}">\n${outcome.output}\n</attached>`;
+      }
+    }
+    return attached;
+  }
+
+  #printStatus(): void {
+    const status = formatStatus({
+      model: this.model,
+      mode: this.#policy.mode,
+      contextTokens: this.#contextTokens,
+      contextWindow: this.#config.get("context_window"),
+      cost: this.#cost,
+    }, this.#terminal.width());
+    this.#terminal.out.write(this.styles.dim(status) + "\n");
   }
 
   #currentAgent(provider: Provider): Agent {
@@ -297,8 +396,23 @@ class Repl implements ReplContext {
   }
 
   setMode(name: string): void {
-    this.#policy = new ToolPolicy({ config: this.#config, worktree: this.worktree, mode: name });
+    this.#policy = new ToolPolicy({
+      config: this.#config,
+      worktree: this.worktree,
+      mode: name,
+      approvals: this.approvals,
+    });
     this.#agent = null;
+  }
+
+  get knownModels(): readonly string[] {
+    return this.#models;
+  }
+
+  async listModels(): Promise<string[] | null> {
+    if (!this.#provider?.listModels) return null;
+    this.#models = await this.#provider.listModels();
+    return this.#models;
   }
 
   async setModel(name: string): Promise<void> {
@@ -346,11 +460,17 @@ class Repl implements ReplContext {
       await Deno.stat(sessionFile(this.worktree, id));
     } catch (error) {
       if (!(error instanceof Deno.errors.NotFound)) throw error;
+      const near = (await closestSessions(this.worktree, id)).slice(0, 3).map((s) => `"${s.id}"`);
       throw new Deno.errors.NotFound(
-        `Cannot load session "${id}": no such session here: run /session list`,
+        `Cannot load session "${id}": no such session here: ` +
+          (near.length ? `did you mean ${near.join(" or ")}? ` : "") + "(/session list)",
       );
     }
     await this.#replaceSession(id);
+  }
+
+  async sendMessage(text: string): Promise<void> {
+    await this.#turn(text);
   }
 
   async compact(signal: AbortSignal): Promise<string | null> {
@@ -373,9 +493,55 @@ class Repl implements ReplContext {
       model: this.model ?? undefined,
       onUnwritable: (message) => this.#sessionsOff(message),
     });
-    this.#session?.close();
-    this.#session = next;
+    this.#closeSession();
+    this.#openedSession(next);
     this.#agent = null;
+  }
+
+  #openedSession(session: Session): void {
+    this.#session = session;
+    this.#sessionIsNew = session.turns === 0;
+  }
+
+  /** Closes the session; a new one whose turns all failed before any reply leaves no file. */
+  #closeSession(): void {
+    const session = this.#session;
+    if (!session) return;
+    if (this.#sessionIsNew && !session.answered) session.discard();
+    else session.close();
+  }
+
+  /** `--resume`: the picker in a terminal; without one, a note and a new session. */
+  async #pickSession(editor: LineEditor): Promise<string | undefined> {
+    const sessions = (await listSessions(this.worktree)).filter((s) => !s.parent);
+    if (sessions.length === 0) {
+      this.print("No sessions to resume in this worktree yet: starting a new one", this.styles.dim);
+      return undefined;
+    }
+    if (!editor.isTerminal) {
+      this.printError("Cannot show the session picker without a terminal: use --session ID");
+      return undefined;
+    }
+    const id = await pickSession(sessions, {
+      out: this.#terminal.out,
+      styles: this.styles,
+      width: this.#terminal.width(),
+      readKeys: (onKeys) => editor.readKeys(onKeys),
+    });
+    return id ?? undefined;
+  }
+
+  /** Re-prints the last exchanges of a resumed session, so the next message has its context. */
+  showRecent(): void {
+    const s = this.styles;
+    for (const exchange of recentExchanges(this.session.history(), RECENT_EXCHANGES)) {
+      this.print(`> ${firstLines(exchange.prompt, PROMPT_PREVIEW_LINES)}`, s.cyan, "    ");
+      const tools = exchange.toolCalls
+        ? s.dim(`(${exchange.toolCalls} tool call${exchange.toolCalls === 1 ? "" : "s"}) `)
+        : "";
+      if (tools) this.print(tools);
+      if (exchange.answer) this.printMarkdown(firstLines(exchange.answer, ANSWER_PREVIEW_LINES));
+    }
   }
 
   /** Connects to the model; on failure the REPL runs on without one and says why. */
@@ -408,29 +574,59 @@ class Repl implements ReplContext {
         `continuing session ${this.session.id} (${formatTurns(this.session.turns)})`,
         s.dim,
       );
+      this.showRecent();
     }
     for (const warning of this.session.warnings) this.print(warning, s.yellow);
     for (const notice of this.#host.notices ?? []) this.print(`warning: ${notice}`, s.yellow);
     if (!this.model) {
       this.print(this.#modelProblem, s.dim);
-      this.print(NO_MODEL_HINT, s.dim);
+      this.print(this.#noModelHint(), s.dim);
     }
-    this.print("/help for commands · Ctrl-C cancels · Ctrl-D quits", s.dim);
+    this.print("/help for commands · Ctrl-C or Esc cancels · Ctrl-D quits", s.dim);
+  }
+
+  /**
+   * What to do without a model. With a server configured the problem's own fix says it (the
+   * key, the network, the page that answered); naming base_url or model again would mislead.
+   */
+  #noModelHint(): string {
+    return this.#config.get("base_url") ? WITHOUT_MODEL : NO_MODEL_HINT;
   }
 
   #shutdown(): void {
     this.#sink?.dispose();
     this.#editor?.close();
     const session = this.#session;
-    if (session && session.turns > 0) {
+    const kept = session && session.turns > 0 && (session.answered || !this.#sessionIsNew);
+    if (kept) {
       this.print(`Session ${session.id} saved: replio --session ${session.id}`, this.styles.dim);
     }
-    session?.close();
+    this.#closeSession();
   }
 }
 
+/** The tool `@path` attaches files with, as `/tool` would call it. */
+const ATTACH_TOOL = "file_read";
+
+/** The rough size of a token, for the warning before a message that will not fit. */
+const CHARS_PER_TOKEN = 4;
+
+/** A resumed session re-prints this many exchanges, each cut to a few lines. */
+const RECENT_EXCHANGES = 2;
+const PROMPT_PREVIEW_LINES = 3;
+const ANSWER_PREVIEW_LINES = 12;
+
+/** The first `count` lines of `text`, with a mark when some were left out. */
+function firstLines(text: string, count: number): string {
+  const lines = text.trim().split("\n");
+  return lines.length <= count
+    ? lines.join("\n")
+    : `${lines.slice(0, count).join("\n")}\n… (${lines.length - count} more lines)`;
+}
+
+const WITHOUT_MODEL = "/tool and /help work without a model";
 const NO_MODEL_HINT = "Set one with /config base_url http://HOST:PORT/v1 and /config model NAME " +
-  "(or OPENAI_BASE_URL); /tool and /help work without a model";
+  `(or OPENAI_BASE_URL); ${WITHOUT_MODEL}`;
 
 /** The display keys of the config, as the terminal renderer takes them. */
 function displayOf(config: Config): TerminalDisplay {

@@ -37,6 +37,7 @@ export const sessionCommand: SlashCommand = {
           `Continuing session ${repl.session.id} (${formatTurns(repl.session.turns)})`,
           repl.styles.dim,
         );
+        repl.showRecent();
         return;
       case "list":
         return await printSessions(repl);
@@ -74,7 +75,9 @@ export const clearCommand: SlashCommand = {
     const old = repl.session;
     await repl.newSession();
     repl.clearScreen();
-    const kept = old.turns > 0 ? ` (${old.id} kept: /session load ${old.id})` : "";
+    // A new session whose turns all failed was discarded, not kept.
+    const onDisk = await Deno.stat(old.path).then(() => true, () => false);
+    const kept = onDisk ? ` (${old.id} kept: /session load ${old.id})` : "";
     repl.print(`New session ${repl.session.id}${kept}`, repl.styles.dim);
   },
 };

@@ -3,7 +3,7 @@
  * command line, applied to the running REPL.
  * @module
  */
-import { CONFIG_KEYS } from "../config/mod.ts";
+import { CONFIG_KEYS, editDistance } from "../config/mod.ts";
 import { BUILTIN_MODES, modeNames, type ModeSpec } from "../tools/mod.ts";
 import type { ReplContext, SlashCommand } from "./context.ts";
 import { splitFirst } from "./slash.ts";
@@ -36,7 +36,8 @@ export const modeCommand: SlashCommand = {
 export const modelCommand: SlashCommand = {
   name: "model",
   usage: "/model [name]",
-  summary: "Show the model, or switch to another at the same endpoint",
+  summary: "Show the model, or switch to another the endpoint lists",
+  complete: (repl) => repl.knownModels,
   async run(repl, args) {
     const name = args.trim();
     if (!name) {
@@ -44,8 +45,26 @@ export const modelCommand: SlashCommand = {
       else repl.printError(repl.modelProblem);
       return;
     }
+    let checked = "";
+    try {
+      const models = await repl.listModels();
+      if (models && !models.includes(name)) {
+        const near = models.map((m) => ({ m, d: editDistance(name, m) }))
+          .sort((a, b) => a.d - b.d).slice(0, 3).map(({ m }) => `"${m}"`);
+        repl.printError(
+          `Cannot use model "${name}": the endpoint does not list it: ` +
+            (near.length ? `did you mean ${near.join(" or ")}? ` : "") +
+            "(Tab after /model completes the listed names)",
+        );
+        return;
+      }
+    } catch (error) {
+      if (!(error instanceof Error)) throw error;
+      // The list is a check, not a gate: some servers do not serve /models.
+      checked = ` (not checked against the endpoint's list: ${error.message})`;
+    }
     await repl.setModel(name);
-    repl.print(`Model ${name}`, repl.styles.dim);
+    repl.print(`Model ${name}${checked}`, repl.styles.dim);
   },
 };
 

@@ -19,6 +19,8 @@ export interface SessionSummary {
   /** ISO time of the last write. */
   updated: string;
   turns: number;
+  /** First line of the first prompt, cut to 100 chars; "" before the first turn. */
+  firstPrompt: string;
   /** First line of the last prompt, cut to 100 chars; "" before the first turn. */
   lastPrompt: string;
   /** File size in bytes. */
@@ -52,6 +54,7 @@ async function summarize(worktree: string, id: string): Promise<SessionSummary> 
   const updated = (stat.mtime ?? new Date(0)).toISOString();
   let header: SessionHeader | null = null;
   let turns = 0;
+  let firstPrompt = "";
   let lastPrompt = "";
   for await (const { number, text } of readLines(path)) {
     if (number === 1) header = parseHeader(text);
@@ -60,12 +63,14 @@ async function summarize(worktree: string, id: string): Promise<SessionSummary> 
     if (prompt === null) continue;
     turns++;
     lastPrompt = (prompt.trim().split("\n")[0] ?? "").slice(0, PREVIEW_MAX_CHARS);
+    if (turns === 1) firstPrompt = lastPrompt;
   }
   return {
     id,
     created: header?.created ?? (stat.birthtime ?? stat.mtime ?? new Date(0)).toISOString(),
     updated,
     turns,
+    firstPrompt,
     lastPrompt,
     size: stat.size,
     ...(header?.model ? { model: header.model } : {}),

@@ -9,6 +9,7 @@ import { ensureStateDir, openPrivateAppend } from "../fs/state_dir.ts";
 import type { ChatMessage, ToolCall, Usage } from "../providers/types.ts";
 import type { PermissionRecord } from "../tools/audit.ts";
 import type { TurnStatus } from "../ui/events.ts";
+import { Checkpoints } from "./checkpoints.ts";
 import { scanSession } from "./load_session.ts";
 import type { NewRecord, SessionHeader, SessionRecord } from "./records.ts";
 import { serializeRecord, type WriteRules, writeRulesFromConfig } from "./serialize_record.ts";
@@ -126,6 +127,9 @@ export class Session implements Disposable {
   /** Why the file cannot be written; appends then only update the state in memory. */
   #unwritable: string | null = null;
   readonly #onUnwritable: ((message: string) => void) | undefined;
+  #answered = false;
+  /** The files this session's file tools changed, turn by turn (for /undo and /diff). */
+  readonly checkpoints: Checkpoints;
 
   /** Use {@link openSession}. */
   constructor(init: SessionInit) {
@@ -137,11 +141,17 @@ export class Session implements Disposable {
     this.#rules = init.rules;
     this.#resume = init.resume ?? { needsNewline: false, needsHeader: true, repairs: [] };
     this.#onUnwritable = init.onUnwritable;
+    this.checkpoints = new Checkpoints(this.path.replace(/\.jsonl$/, ".checkpoints"));
   }
 
   /** Why this session is not saved (e.g. a read-only worktree), or null when it is. */
   get unwritable(): string | null {
     return this.#unwritable;
+  }
+
+  /** Saves `path` before the current turn's first change to it (file tools call this). */
+  async checkpoint(path: string): Promise<void> {
+    await this.checkpoints.save(this.#state.turns, path);
   }
 
   /** The number of the last turn started; a resumed session's next turn is `turns + 1`. */
@@ -211,6 +221,27 @@ export class Session implements Disposable {
     if (this.#file !== null) writeWhole(this.#file, new TextEncoder().encode(text));
     for (const r of prelude) this.#state.apply(r);
     this.#state.apply(full);
+    if (full.type === "message" && full.message.role === "assistant") this.#answered = true;
+  }
+
+  /** Whether the model has replied in this process (text or tool calls). */
+  get answered(): boolean {
+    return this.#answered;
+  }
+
+  /**
+   * Closes the session and deletes its file: for a new session whose turns all failed before
+   * the model replied, which would only be an empty entry in `replio sessions list`.
+   */
+  discard(): void {
+    this.close();
+    for (const path of [this.path, this.path.replace(/\.jsonl$/, ".checkpoints")]) {
+      try {
+        Deno.removeSync(path, { recursive: true });
+      } catch (error) {
+        if (!(error instanceof Deno.errors.NotFound)) throw error;
+      }
+    }
   }
 
   /** Appends a chat message: user, assistant (text, reasoning, tool calls) or tool result. */

@@ -6,6 +6,7 @@
  */
 import type { Activity, Decision, Sink } from "../ui/events.ts";
 import { describeActivity, plainActivity } from "./activity.ts";
+import { describeRule } from "./approvals.ts";
 import type { PermissionRecord } from "./audit.ts";
 import type { Policy, PolicyResolution } from "./policy.ts";
 import { errorResult, type PreparedCall, type ToolRegistry, type ToolResult } from "./registry.ts";
@@ -20,6 +21,8 @@ export interface InvokeOptions {
   sink: Sink;
   /** Receives every permission resolution with its outcome (the session audit). */
   audit?: (record: PermissionRecord) => void;
+  /** Called with the resolved path before an `edit` tool runs on it (turn checkpoints). */
+  beforeEdit?: (path: string) => Promise<void>;
   /**
    * An answer already given for this call (a parked call approved or denied with
    * `replio approve` / `replio deny`); used in place of asking when the policy says ask.
@@ -123,6 +126,7 @@ export async function invokeTool(
   let reason = resolution.reason;
   let cancelled = false;
   let note: string | undefined;
+  let edited: string | null = null;
   if (resolution.action === "allow") {
     decision = "granted";
   } else if (resolution.action === "deny") {
@@ -141,6 +145,13 @@ export async function invokeTool(
     decision = granted ? "granted" : "denied";
     reason = `${reason}; headless${policy.headless === "yes" ? " --yes" : ""}`;
   } else {
+    const rule = resolution.rememberable
+      ? await policy.approvals?.propose(call.tool, call.args, resolution.path, policy.worktree)
+      : null;
+    // The key argument can be edited (a command, a URL, a message), but not a path the policy
+    // already judged: an edited path would skip the worktree check and the checkpoint.
+    const key = call.tool.keyArg !== call.tool.pathArg ? call.tool.keyArg : undefined;
+    const editable = key && typeof call.args[key] === "string" ? call.args[key] : undefined;
     const answer = await sink.confirm({
       tool: call.tool.name,
       activity,
@@ -149,8 +160,24 @@ export async function invokeTool(
       ...(resolution.protectedPath === undefined
         ? {}
         : { protectedPath: resolution.protectedPath }),
+      ...(rule ? { always: describeRule(rule) } : {}),
+      ...(editable !== undefined ? { editable } : {}),
     });
-    decision = answer === "yes" ? "granted" : "declined";
+    if (answer === "always" && rule) {
+      policy.approvals!.add(rule);
+      reason = `${reason}; always: ${describeRule(rule)}`;
+    }
+    if (typeof answer === "object") {
+      // The person wrote this call: it runs as written, checked against the schema again.
+      try {
+        call = registry.prepare(call.tool.name, { ...call.args, [key!]: answer.edited });
+      } catch (error) {
+        return finish({ output: errorResult(error, ctx.signal), isError: true }, null);
+      }
+      edited = answer.edited;
+      reason = `${reason}; edited by the user`;
+    }
+    decision = answer === "no" || answer === "cancel" ? "declined" : "granted";
     cancelled = answer === "cancel";
   }
   const record: PermissionRecord = {
@@ -195,11 +222,15 @@ export async function invokeTool(
     );
   }
   isolation = planned;
+  if (options.beforeEdit && call.tool.permission === "edit" && resolution.path !== undefined) {
+    await options.beforeEdit(resolution.path);
+  }
   // Live output of this call reaches the renderers as tool_progress events, and whoever else
   // listens (replio mcp's progress notifications).
   const outer = ctx.progress;
+  const tool = call.tool;
   const progress = (lines: readonly string[]) => {
-    sink.emit({ type: "tool_progress", id: request.id, name: call.tool.name, lines });
+    sink.emit({ type: "tool_progress", id: request.id, name: tool.name, lines });
     outer?.(lines);
   };
   const running: ToolContext = {
@@ -207,7 +238,11 @@ export async function invokeTool(
     progress,
     reportIsolation: (label) => isolation = label,
   };
-  return finish(await registry.run(call, running), decision);
+  const result = await registry.run(call, running);
+  if (edited === null) return finish(result, decision);
+  // The model asked for something else: it must know what ran instead.
+  const edit = `(the user edited ${call.tool.keyArg} before it ran: ${edited})`;
+  return finish({ ...result, output: `${edit}\n${result.output}` }, decision);
 }
 
 function refusalText(

@@ -51,6 +51,7 @@ export {
   ToolRegistry,
   type ToolResult,
 } from "./registry.ts";
+export { type ApprovalRule, describeRule, SessionApprovals } from "./approvals.ts";
 export { isInside, resolveToolPath } from "./resolve_path.ts";
 export { summarizeTool } from "./summarize_tool.ts";
 export type * from "./types.ts";

@@ -1,11 +1,13 @@
 /**
  * ToolPolicy: the single permission resolution point (spec/tools.md §Tool policy). Precedence:
  * name level → category action (mode merged over the base) → Deno permission layer (can only
- * lower) → the tool's permissionFn (refines a non-deny action) → worktree escalation →
+ * lower) → the tool's `alwaysAsk` (allow becomes ask) → the tool's permissionFn (refines a
+ * non-deny action) → worktree escalation → the session's "always allow" rules (ask → allow) →
  * protected paths (a write to `.git`, `.replio` or the global config always asks).
  * @module
  */
 import { type Config, ConfigError } from "../config/mod.ts";
+import { describeRule, type SessionApprovals } from "./approvals.ts";
 import { denoDenial, modelHostOf } from "./deno_permissions.ts";
 import { globalConfigDirs, protectedPath } from "./protected_path.ts";
 import { absoluteToolPath, isInside, resolveToolPath } from "./resolve_path.ts";
@@ -26,6 +28,10 @@ export const BUILTIN_MODES: Readonly<Record<string, ModeSpec>> = {
     description: "Commands run without asking while the OS sandbox is active; otherwise they ask",
     tool_permission: { bash_sandboxed: "allow" },
   },
+  "accept-edits": {
+    description: "Edits inside the worktree run without asking; commands still ask",
+    tool_permission: { edit: "allow", bash: "ask" },
+  },
 };
 
 /** A mode as config declares it. */
@@ -44,6 +50,11 @@ export interface PolicyResolution extends Resolution {
    * person whatever allowed it, and a headless run refuses it even with `--yes`.
    */
   protectedPath?: string;
+  /**
+   * An ask that a person's "always" may answer for later calls: it came from the category or
+   * the tool's own rule, not from an escalation (outside the worktree, and any later guard).
+   */
+  rememberable?: boolean;
 }
 
 /**
@@ -60,6 +71,8 @@ export interface PolicyOptions {
   mode?: string | undefined;
   /** Set for `tool`, `run` and `serve`: ask-gated calls are decided without a person. */
   headless?: HeadlessAnswer | undefined;
+  /** The REPL's "always allow" rules: a call they cover is allowed instead of asked. */
+  approvals?: SessionApprovals | undefined;
 }
 
 /** What the loop and the invoke pipeline need of a policy (sub-agents intersect two). */
@@ -67,6 +80,8 @@ export interface Policy {
   readonly worktree: string;
   readonly mode: string;
   readonly headless: HeadlessAnswer | undefined;
+  /** "Always allow" rules a person can add at a confirm prompt; absent where no one is asked. */
+  readonly approvals?: SessionApprovals | undefined;
   /** The mode's instructions for the system prompt, if any. */
   readonly modeInstructions: string;
   /** The action without arguments (listings, provider schema). */
@@ -87,6 +102,7 @@ export class ToolPolicy implements Policy {
   readonly worktree: string;
   readonly mode: string;
   readonly headless: HeadlessAnswer | undefined;
+  readonly approvals: SessionApprovals | undefined;
   readonly #toolPermission: Record<string, Action | string[]>;
   readonly #modeKeys: Set<string>;
   readonly #allow: string[];
@@ -98,6 +114,7 @@ export class ToolPolicy implements Policy {
     this.config = options.config;
     this.worktree = options.worktree;
     this.headless = options.headless;
+    this.approvals = options.approvals;
     this.mode = options.mode ?? options.config.get("mode");
     const modeSpec = this.mode === "default" ? {} : findMode(options.config, this.mode);
     this.#toolPermission = { ...baseToolPermission(options.config) };
@@ -141,7 +158,13 @@ export class ToolPolicy implements Policy {
     if (byName) return byName;
     const category = this.#sandboxedAction(tool) ?? this.#categoryAction(tool.permission);
     if (category.action === "deny") return category;
-    return denoDenial(tool, this.worktree, this.#modelHost) ?? category;
+    const denied = denoDenial(tool, this.worktree, this.#modelHost);
+    if (denied) return denied;
+    // Declared on the tool, so listings show the rule that calls will follow.
+    if (tool.alwaysAsk && category.action === "allow") {
+      return { action: "ask", reason: tool.alwaysAsk };
+    }
+    return category;
   }
 
   /** Whether a tool is offered to the model and listed as callable. */
@@ -168,6 +191,7 @@ export class ToolPolicy implements Policy {
       });
       result = typeof refined === "string" ? { action: refined, reason: "permission_fn" } : refined;
     }
+    const unescalated = result.reason;
     const pathValue = tool.pathArg ? args[tool.pathArg] : undefined;
     if (typeof pathValue === "string" && isPathScoped(tool.permission)) {
       const path = await resolveToolPath(pathValue, this.worktree);
@@ -179,7 +203,12 @@ export class ToolPolicy implements Policy {
         result = await this.#protect(result, absoluteToolPath(pathValue, this.worktree), path);
       }
     }
-    return result;
+    // Last: a person's "always" can only turn an ask into an allow, never lift a deny or an
+    // escalation (those ask every time).
+    if (!this.approvals || result.action !== "ask" || result.reason !== unescalated) return result;
+    const rule = await this.approvals.match(tool, args, result.path, this.worktree);
+    if (rule) return { ...result, action: "allow", reason: `approved: ${describeRule(rule)}` };
+    return { ...result, rememberable: true };
   }
 
   /** The last step: no setting, mode or agent type approves a write to a protected path. */

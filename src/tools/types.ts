@@ -129,6 +129,20 @@ export interface ToolSpec<P extends JsonSchema = JsonSchema> {
     args: ToolArgs,
     ctx: PermissionContext,
   ) => Resolution | Action | Promise<Resolution | Action>;
+  /**
+   * Why this tool asks even where its permission key allows (`git_commit always confirms`): the
+   * policy lowers allow to ask with this reason, in listings and calls alike.
+   */
+  alwaysAsk?: string;
+  /**
+   * How "always allow" scopes a rule for this tool (run_command: a command prefix): `propose`
+   * gives the prefix shown before the person accepts (null: offer no rule), `matches` decides
+   * whether a later call is covered.
+   */
+  approval?: {
+    propose(args: ToolArgs): string | null;
+    matches(args: ToolArgs, prefix: string): Promise<boolean>;
+  };
   /** Which parameter is a filesystem path, for worktree scope checks. */
   pathArg?: string;
   /** Which argument appears in activity lines and confirm labels. */

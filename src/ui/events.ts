@@ -85,10 +85,18 @@ export interface ConfirmRequest {
   path?: string;
   /** Set when the call writes a protected path (`.git/config`): the prompt warns. */
   protectedPath?: string;
+  /** The "always allow" rule offered, as it reads (`run_command commands starting with "ls"`). */
+  always?: string;
+  /** The key argument's value, offered for editing before it runs (run_command's command). */
+  editable?: string;
 }
 
-/** The answer to a confirmation: `cancel` cancels the whole turn. */
-export type ConfirmAnswer = "yes" | "no" | "cancel";
+/**
+ * The answer to a confirmation: `cancel` cancels the whole turn, `always` also accepts the
+ * offered rule for the session, `edited` runs the call with the key argument as the person
+ * rewrote it.
+ */
+export type ConfirmAnswer = "yes" | "no" | "cancel" | "always" | { edited: string };
 
 /** Where the engine reports; only `confirm` and `ask` return a value. */
 export interface Sink {

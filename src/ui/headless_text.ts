@@ -5,6 +5,7 @@
  */
 import type { ConfirmAnswer, Sink, TurnEvent } from "./events.ts";
 import { type ActivityOptions, formatActivity } from "./format_activity.ts";
+import { refusalLine } from "./refusal_line.ts";
 import type { Styles } from "./styles.ts";
 import type { TextWriter } from "./writer.ts";
 
@@ -17,6 +18,8 @@ export interface HeadlessTextOptions extends ActivityOptions {
 /** Renders events for a non-interactive run; confirm and ask have no one to ask. */
 export class HeadlessTextSink implements Sink {
   #answerEndsWithNewline = true;
+  /** The refusal of the call whose result comes next (calls run one at a time). */
+  #refusal: { decision: "declined" | "denied"; reason: string } | null = null;
 
   constructor(
     private readonly out: TextWriter,
@@ -35,8 +38,18 @@ export class HeadlessTextSink implements Sink {
       case "tool_call":
         this.err.write(styles.cyan(formatActivity(event.activity, options, event.name)) + "\n");
         break;
+      case "permission":
+        this.#refusal = event.decision === "granted"
+          ? null
+          : { decision: event.decision, reason: event.reason };
+        break;
       case "tool_result":
-        if (event.is_error && options.showErrors) {
+        if (this.#refusal) {
+          // The result is written for the model; the person gets what happened and the fix.
+          const { decision, reason } = this.#refusal;
+          this.err.write(styles.red(refusalLine(decision, reason, false, "headless")) + "\n");
+          this.#refusal = null;
+        } else if (event.is_error && options.showErrors) {
           this.err.write(styles.red(`! ${event.output.split("\n")[0]}`) + "\n");
         } else if (event.is_note && options.showNotes) {
           this.err.write(styles.dim(`  ${event.output.split("\n")[0]}`) + "\n");

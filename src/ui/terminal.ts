@@ -17,6 +17,7 @@ import type { Usage } from "../providers/types.ts";
 import type { AskRequest } from "../tools/types.ts";
 import { formatActivity, formatConfirm, statusDetail } from "./format_activity.ts";
 import { MarkdownStream, stripStyles, wrapText } from "./markdown.ts";
+import { refusalLine } from "./refusal_line.ts";
 import { createStyles, type Styles } from "./styles.ts";
 import type { TextWriter } from "./writer.ts";
 
@@ -30,9 +31,14 @@ export interface TerminalDisplay {
   showThinking: boolean;
 }
 
-/** Reads one line from the person; null when they pressed Ctrl-C or input ended. */
+/** What the person did at a prompt: typed a line, pressed Ctrl-C, or Ctrl-D (or input ended). */
+export type PromptAnswer = { kind: "line"; text: string } | { kind: "interrupt" } | {
+  kind: "eof";
+};
+
+/** Reads one line from the person; `initial` is put on the line for editing. */
 export interface Prompter {
-  question(prompt: string): Promise<string | null>;
+  question(prompt: string, initial?: string): Promise<PromptAnswer>;
 }
 
 /** What the terminal renderer works with. */
@@ -65,14 +71,16 @@ export class TerminalSink implements Sink {
   #lastBlock: "none" | "text" | "tools" = "none";
   #turnStarted = 0;
   #thinkingStarted: number | null = null;
-  /** Activities of calls whose result has not arrived, for echo. */
-  readonly #activities = new Map<string, Activity>();
+  /** Calls whose result has not arrived: for echo, and to tell people what a refusal meant. */
+  readonly #calls = new Map<string, PendingCall>();
   #spinner:
     | { label: string; started: number; timer: ReturnType<typeof setInterval>; frame: number }
     | null = null;
   #spinnerShown = false;
   /** Lines of a running command's live output on screen, redrawn in place (tool_progress). */
   #liveLines = 0;
+  /** The last confirm was answered with Ctrl-C: the turn ends, its refusal needs no line. */
+  #cancelled = false;
 
   constructor(options: TerminalSinkOptions) {
     this.#options = options;
@@ -93,7 +101,7 @@ export class TerminalSink implements Sink {
     // The person's Enter left the cursor at a line start; output between turns is not ours.
     this.#atLineStart = true;
     this.#lastBlock = "none";
-    this.#activities.clear();
+    this.#calls.clear();
     this.#spin("Working");
   }
 
@@ -126,6 +134,14 @@ export class TerminalSink implements Sink {
       case "tool_result":
         this.#toolResult(event);
         break;
+      case "permission":
+        // Calls run one at a time: the refusal is the newest pending call's (whose name may
+        // be an alias of the tool the permission names).
+        if (event.decision !== "granted") {
+          const pending = [...this.#calls.values()].at(-1);
+          if (pending) pending.refusal = { decision: event.decision, reason: event.reason };
+        }
+        break;
       case "note":
         if (this.#display.showNotes) this.#line(event.message, this.#options.styles.dim, "  ");
         break;
@@ -144,7 +160,16 @@ export class TerminalSink implements Sink {
     this.settle();
     const s = this.#options.styles;
     const text = formatConfirm(request, this.#display);
-    const question = `${s.dim(`(${request.reason})`)} [y/N] `;
+    // The rule "a" would accept is shown before anyone accepts it.
+    if (request.always) {
+      this.#line(`a: always allow ${request.always} in this session`, s.dim, "  ");
+    }
+    const extra = [
+      ...(request.always ? ["a always"] : []),
+      ...(request.editable !== undefined ? ["e edit"] : []),
+    ];
+    const keys = extra.length ? ` ${s.dim(`(${extra.join(", ")})`)}` : "";
+    const question = `${s.dim(`(${request.reason})`)} [y/N]${keys} `;
     const lead = `${s.yellow("?")} Allow `;
     const width = this.#options.width();
     const [first = "", ...more] = text.label;
@@ -159,10 +184,28 @@ export class TerminalSink implements Sink {
       prompt = `  ${question}`;
     }
     const answer = await this.#options.prompter.question(prompt);
-    if (answer === null) return "cancel";
-    const granted = /^\s*y(es)?\s*$/i.test(answer);
-    if (granted) this.#spin("Running");
-    return granted ? "yes" : "no";
+    const result = await this.#confirmAnswer(answer, request);
+    this.#cancelled = result === "cancel";
+    if (result !== "no" && result !== "cancel") this.#spin("Running");
+    return result;
+  }
+
+  /** Ctrl-C cancels the turn; Ctrl-D means "no", as an empty answer does. */
+  async #confirmAnswer(answer: PromptAnswer, request: ConfirmRequest): Promise<ConfirmAnswer> {
+    if (answer.kind === "interrupt") return "cancel";
+    if (answer.kind === "eof") return "no";
+    const key = answer.text.trim().toLowerCase();
+    if (key === "y" || key === "yes") return "yes";
+    if ((key === "a" || key === "always") && request.always) return "always";
+    if ((key === "e" || key === "edit") && request.editable !== undefined) {
+      const edited = await this.#options.prompter.question(
+        `  ${this.#options.styles.dim("edit:")} `,
+        request.editable,
+      );
+      if (edited.kind === "interrupt") return "cancel";
+      return edited.kind === "line" && edited.text.trim() ? { edited: edited.text } : "no";
+    }
+    return "no";
   }
 
   async ask(request: AskRequest & { from?: string }): Promise<string | null> {
@@ -175,14 +218,15 @@ export class TerminalSink implements Sink {
     options.forEach((option, i) => this.#line(option, (t) => t, `  ${i + 1}. `, "     "));
     const hint = options.length ? `answer (1-${options.length} or text)` : "answer";
     const answer = await this.#options.prompter.question(`  ${s.dim(hint + ":")} `);
-    if (answer === null) {
+    // Ctrl-C or Ctrl-D: the person will not answer; the turn is cancelled rather than guessed on.
+    if (answer.kind !== "line") {
       this.#options.onInterrupt();
       return null;
     }
-    const chosen = /^\s*(\d+)\s*$/.exec(answer);
+    const chosen = /^\s*(\d+)\s*$/.exec(answer.text);
     const index = chosen ? Number(chosen[1]) - 1 : -1;
     this.#spin("Working");
-    return options[index] ?? answer.trim();
+    return options[index] ?? answer.text.trim();
   }
 
   /** Stops the spinner timer; call when the REPL exits. */
@@ -216,7 +260,7 @@ export class TerminalSink implements Sink {
   #toolCall(id: string, name: string, activity: Activity): void {
     this.#stopSpinner();
     this.#write(this.#answer.end());
-    this.#activities.set(id, activity);
+    this.#calls.set(id, { activity, refusal: null });
     if (this.#display.toolStatusVisible) {
       this.#block("tools");
       const s = this.#options.styles;
@@ -235,10 +279,19 @@ export class TerminalSink implements Sink {
   #toolResult(event: Extract<TurnEvent, { type: "tool_result" }>): void {
     this.#stopSpinner();
     const s = this.#options.styles;
-    const activity = this.#activities.get(event.id);
-    this.#activities.delete(event.id);
+    const call = this.#calls.get(event.id);
+    this.#calls.delete(event.id);
+    const activity = call?.activity;
     const firstLine = event.output.split("\n")[0] ?? "";
-    if (event.is_error) {
+    if (call?.refusal) {
+      // The result is written for the model ("do not retry it"); people get what happened.
+      const { decision, reason } = call.refusal;
+      // A Ctrl-C at the prompt ends the turn; "(cancelled)" says all there is to say.
+      if (!(decision === "declined" && this.#cancelled)) {
+        const line = refusalLine(decision, reason, statusDetail(call.activity).length > 0, "repl");
+        this.#line(line, decision === "declined" ? s.yellow : s.red, "  ");
+      }
+    } else if (event.is_error) {
       if (this.#display.showErrors) this.#line(`! ${firstLine}`, s.red, "  ");
     } else if (event.is_note) {
       if (this.#display.showNotes) this.#line(firstLine, s.dim, "  ");
@@ -253,6 +306,7 @@ export class TerminalSink implements Sink {
   }
 
   #turnEnd(status: TurnStatus, usage: Usage): void {
+    if (status === "cancelled") this.#interruptAnswer();
     this.settle();
     const s = this.#options.styles;
     if (status !== "ok") this.#line(`(${status})`, status === "cancelled" ? s.yellow : s.red);
@@ -263,6 +317,16 @@ export class TerminalSink implements Sink {
       } out)`
       : "";
     this.#line(`${seconds}s${tokens}`, s.dim);
+  }
+
+  /**
+   * A cancelled turn may stop mid-line, even mid-word: the line is ended with a mark so a
+   * half word never reads as the answer's last word.
+   */
+  #interruptAnswer(): void {
+    if (this.#answer.atLineStart) return;
+    const rest = this.#answer.end().replace(/\n$/, "");
+    this.#write(rest + this.#options.styles.dim("… (interrupted)") + "\n");
   }
 
   /** A blank line between a block of text and a block of tool lines. */
@@ -361,6 +425,12 @@ export class TerminalSink implements Sink {
     this.#spinner = null;
     this.#clearSpinner();
   }
+}
+
+/** A call on its way: what the line showed, and the policy's or person's refusal if any. */
+interface PendingCall {
+  activity: Activity;
+  refusal: { decision: "declined" | "denied"; reason: string } | null;
 }
 
 /** Diff lines of a status preview keep their colour under the dimming. */

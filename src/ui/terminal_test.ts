@@ -13,6 +13,7 @@ const DISPLAY: TerminalDisplay = {
   showThinking: false,
 };
 
+/** Scripted answers: a string is a typed line, null is Ctrl-C, "\x04" is Ctrl-D. */
 function sink(options: { display?: Partial<TerminalDisplay>; answers?: (string | null)[] } = {}) {
   const out = new StringWriter();
   const prompts: string[] = [];
@@ -28,7 +29,14 @@ function sink(options: { display?: Partial<TerminalDisplay>; answers?: (string |
       question(prompt) {
         prompts.push(prompt);
         out.write(prompt + "\n");
-        return Promise.resolve(answers.shift() ?? null);
+        const answer = answers.shift() ?? null;
+        return Promise.resolve(
+          answer === null
+            ? { kind: "interrupt" }
+            : answer === "\x04"
+            ? { kind: "eof" }
+            : { kind: "line", text: answer },
+        );
       },
     },
     onInterrupt: () => interrupts++,
@@ -138,7 +146,7 @@ Deno.test("TerminalSink summarises thinking, or shows it dimmed with show_thinki
 });
 
 Deno.test("TerminalSink confirm shows the activity label and maps the answer", async () => {
-  const { terminal, prompts } = sink({ answers: ["y", "n", "", null] });
+  const { terminal, prompts } = sink({ answers: ["y", "n", "", null, "\x04"] });
   const request = {
     tool: "run_command",
     activity: { glyph: "$", verb: "Run", key: "pytest", params: { timeout: 600 }, echo: true },
@@ -148,6 +156,7 @@ Deno.test("TerminalSink confirm shows the activity label and maps the answer", a
   assert.equal(await terminal.confirm(request), "no");
   assert.equal(await terminal.confirm(request), "no");
   assert.equal(await terminal.confirm(request), "cancel");
+  assert.equal(await terminal.confirm(request), "no", "Ctrl-D means no");
   assert.equal(prompts[0], "? Allow $ Run pytest [timeout=600] (tool_permission.bash) [y/N] ");
 });
 
@@ -170,11 +179,89 @@ Deno.test("TerminalSink ask numbers options, names a sub-agent and maps a number
   assert.equal(interrupts(), 1);
 });
 
-Deno.test("TerminalSink reports a cancelled turn", () => {
+Deno.test("TerminalSink reports a cancelled turn and marks an answer cut off mid-line", () => {
   const { terminal, out } = sink();
   terminal.emit({ type: "text", delta: "partial ans" });
   terminal.emit({ type: "turn_end", status: "cancelled", usage: { ...USAGE, total_tokens: 0 } });
-  assert.equal(stable(out.text), "partial ans\n(cancelled)\nN.Ns\n");
+  // The half word is not left looking like the answer's last word.
+  assert.equal(stable(out.text), "partial ans… (interrupted)\n(cancelled)\nN.Ns\n");
+  const whole = sink();
+  whole.terminal.emit({ type: "text", delta: "A whole line.\n" });
+  whole.terminal.emit({
+    type: "turn_end",
+    status: "cancelled",
+    usage: { ...USAGE, total_tokens: 0 },
+  });
+  assert.equal(stable(whole.out.text), "A whole line.\n(cancelled)\nN.Ns\n");
+});
+
+const EDIT: Activity = {
+  glyph: "✎",
+  verb: "Edit",
+  key: "a.ts",
+  params: {},
+  status: "[file_edit: a.ts]\n-old\n+new",
+  echo: false,
+};
+
+Deno.test("TerminalSink marks a declined edit's diff as not applied, in words for people", async () => {
+  const { terminal, out } = sink({ answers: ["n"] });
+  terminal.beginTurn();
+  terminal.emit(call("c1", EDIT, "file_edit"));
+  assert.equal(
+    await terminal.confirm({ tool: "file_edit", activity: EDIT, reason: "tool_permission.edit" }),
+    "no",
+  );
+  terminal.emit({
+    type: "permission",
+    tool: "file_edit",
+    action: "ask",
+    decision: "declined",
+    reason: "tool_permission.edit",
+  });
+  terminal.emit({
+    ...result(
+      "c1",
+      "Error: the user declined to run file_edit: do not retry it; ask what they want",
+    ),
+    name: "file_edit",
+    is_error: true,
+  });
+  assert.equal(
+    out.text,
+    [
+      "✎ Edit a.ts",
+      "  -old",
+      "  +new",
+      "? Allow ✎ Edit a.ts (tool_permission.edit) [y/N] ",
+      "  ✗ Not applied: you declined it",
+      "",
+    ].join("\n"),
+  );
+});
+
+Deno.test("TerminalSink tells people what a policy refusal means, not the model's instructions", () => {
+  const { terminal, out } = sink();
+  terminal.beginTurn();
+  terminal.emit(call("c1", { ...READ, glyph: "$", verb: "Run", key: "rm -rf x" }, "run_command"));
+  terminal.emit({
+    type: "permission",
+    tool: "run_command",
+    action: "deny",
+    decision: "denied",
+    reason: "mode plan",
+  });
+  terminal.emit({
+    ...result(
+      "c1",
+      "Error: run_command is denied by policy (mode plan): do not retry it; use another tool or approach",
+    ),
+    name: "run_command",
+    is_error: true,
+  });
+  const text = out.text.replace(/\n +/g, " ");
+  assert.ok(!text.includes("do not retry"), text);
+  assert.match(text, /! Blocked by policy \(mode plan\): the model was told to take another way/);
 });
 
 Deno.test("TerminalSink redraws a running command's live lines in place and clears them for the result", () => {

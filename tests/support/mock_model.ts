@@ -325,6 +325,7 @@ function estimateUsage(given: Partial<Usage>, promptChars: number, outputChars: 
     prompt_tokens: prompt,
     completion_tokens: completion,
     total_tokens: given.total_tokens ?? prompt + completion,
+    ...(given.cost === undefined ? {} : { cost: given.cost }),
   };
 }
 

@@ -1,0 +1,133 @@
+/**
+ * Per-turn checkpoints of the files a session's file tools change, kept beside the session file
+ * (`.replio/sessions/<id>.checkpoints/turn-<n>/`): before a tool first writes a path in a turn,
+ * its content (or its absence) is saved, so `/undo` can put the turn's files back and `/diff`
+ * can show what the session changed.
+ * @module
+ */
+import { join } from "node:path";
+
+/** One saved path of a turn: its content before the turn, or null when it did not exist. */
+interface SavedFile {
+  path: string;
+  /** File name of the saved copy inside the turn's folder; null when the path did not exist. */
+  copy: string | null;
+}
+
+/** What `/undo` did to one path. */
+export interface RestoredFile {
+  path: string;
+  action: "restored" | "removed";
+}
+
+/** A path the session changed, with its content before the session's first change. */
+export interface ChangedFile {
+  path: string;
+  /** null when the session created it. */
+  before: string | null;
+  /** null when it no longer exists. */
+  after: string | null;
+}
+
+const MANIFEST = "manifest.json";
+
+/** The checkpoints of one session. */
+export class Checkpoints {
+  readonly #dir: string;
+
+  /** `dir` is the session's checkpoint folder (it is created on first use). */
+  constructor(dir: string) {
+    this.#dir = dir;
+  }
+
+  /** Saves `path` as it is now for `turn`, unless that turn saved it already. */
+  async save(turn: number, path: string): Promise<void> {
+    const dir = this.#turnDir(turn);
+    const saved = await this.#manifest(turn);
+    if (saved.some((s) => s.path === path)) return;
+    await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
+    let copy: string | null = `${saved.length}.bak`;
+    try {
+      await Deno.copyFile(path, join(dir, copy));
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+      copy = null;
+    }
+    saved.push({ path, copy });
+    await Deno.writeTextFile(join(dir, MANIFEST), JSON.stringify(saved));
+  }
+
+  /** The newest turn with a checkpoint, or null. */
+  async latestTurn(): Promise<number | null> {
+    const turns = await this.#turns();
+    return turns.at(-1) ?? null;
+  }
+
+  /** Puts back every path `turn` saved and drops its checkpoint. */
+  async restore(turn: number): Promise<RestoredFile[]> {
+    const dir = this.#turnDir(turn);
+    const restored: RestoredFile[] = [];
+    for (const saved of await this.#manifest(turn)) {
+      if (saved.copy === null) {
+        await Deno.remove(saved.path).catch((error) => {
+          if (!(error instanceof Deno.errors.NotFound)) throw error;
+        });
+        restored.push({ path: saved.path, action: "removed" });
+      } else {
+        await Deno.copyFile(join(dir, saved.copy), saved.path);
+        restored.push({ path: saved.path, action: "restored" });
+      }
+    }
+    await Deno.remove(dir, { recursive: true });
+    return restored;
+  }
+
+  /** Every path the session's checkpoints hold, with its first saved content and its content now. */
+  async changedFiles(): Promise<ChangedFile[]> {
+    const first = new Map<string, string | null>();
+    for (const turn of await this.#turns()) {
+      for (const saved of await this.#manifest(turn)) {
+        if (first.has(saved.path)) continue;
+        first.set(
+          saved.path,
+          saved.copy === null
+            ? null
+            : await Deno.readTextFile(join(this.#turnDir(turn), saved.copy)),
+        );
+      }
+    }
+    const files: ChangedFile[] = [];
+    for (const [path, before] of first) {
+      const after = await Deno.readTextFile(path).catch((error) => {
+        if (error instanceof Deno.errors.NotFound) return null;
+        throw error;
+      });
+      if (after !== before) files.push({ path, before, after });
+    }
+    return files;
+  }
+
+  #turnDir(turn: number): string {
+    return join(this.#dir, `turn-${turn}`);
+  }
+
+  async #turns(): Promise<number[]> {
+    try {
+      const entries = await Array.fromAsync(Deno.readDir(this.#dir));
+      return entries.flatMap((e) => /^turn-(\d+)$/.exec(e.name)?.[1] ?? [])
+        .map(Number).sort((a, b) => a - b);
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) return [];
+      throw error;
+    }
+  }
+
+  async #manifest(turn: number): Promise<SavedFile[]> {
+    try {
+      return JSON.parse(await Deno.readTextFile(join(this.#turnDir(turn), MANIFEST)));
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) return [];
+      throw error;
+    }
+  }
+}
