@@ -240,7 +240,7 @@ Deno.test("repl /diff shows a turn's edit and write, and /undo puts both back", 
   await repl.waitFor("removed notes/new.txt (the turn created it)");
   assert.match(
     await repl.screen(),
-    /Undid turn 1:\n  restored README\.md\n  removed notes\/new\.txt/,
+    /Undid turn 1:\n {2}restored README\.md\n {2}removed notes\/new\.txt/,
   );
   assert.equal(await env.wt.read("README.md"), "# Demo\n\nHello readme.\n");
   await assert.rejects(Deno.stat(join(env.wt.path, "notes/new.txt")), Deno.errors.NotFound);

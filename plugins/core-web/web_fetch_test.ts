@@ -658,6 +658,8 @@ Deno.test("web_fetch fetches a page again with its ETag or Last-Modified, and a 
     { etag: null, since: null },
     { etag: null, since: "Tue, 01 Dec 2026 10:00:00 GMT" },
   ]);
+});
+
 Deno.test("web_fetch keeps identifiers and symbols in prose verbatim, escaping only structure", async () => {
   await using server = serveRoutes({
     "/token": () =>

@@ -461,7 +461,8 @@ function terminalSink(): { sink: TerminalSink; begin: (prompt: string) => void }
       showNotes: true,
       showThinking: false,
     },
-    prompter: { question: () => Promise.resolve(null) },
+    // Confirmations are answered from the recording: nothing is ever read from a person.
+    prompter: { question: () => Promise.resolve({ kind: "eof" }) },
     onInterrupt: () => {},
   });
   return {

@@ -39,7 +39,8 @@ export class HeadlessTextSink implements Sink {
         this.err.write(styles.cyan(formatActivity(event.activity, options, event.name)) + "\n");
         break;
       case "permission":
-        this.#refusal = event.decision === "granted"
+        // A parked call has no refusal: the run stops there and says so itself.
+        this.#refusal = event.decision === "granted" || event.decision === "parked"
           ? null
           : { decision: event.decision, reason: event.reason };
         break;

@@ -137,7 +137,7 @@ export class TerminalSink implements Sink {
       case "permission":
         // Calls run one at a time: the refusal is the newest pending call's (whose name may
         // be an alias of the tool the permission names).
-        if (event.decision !== "granted") {
+        if (event.decision !== "granted" && event.decision !== "parked") {
           const pending = [...this.#calls.values()].at(-1);
           if (pending) pending.refusal = { decision: event.decision, reason: event.reason };
         }

@@ -272,7 +272,7 @@ Deno.test("TerminalSink redraws a running command's live lines in place and clea
     width: () => 20,
     animate: true,
     display: DISPLAY,
-    prompter: { question: () => Promise.resolve(null) },
+    prompter: { question: () => Promise.resolve({ kind: "eof" }) },
     onInterrupt: () => {},
   });
   try {

@@ -41,7 +41,7 @@ async function confirmScreen(request: ConfirmRequest, width = 80): Promise<strin
     prompter: {
       question(prompt) {
         out.write(prompt + "\n");
-        return Promise.resolve("n");
+        return Promise.resolve({ kind: "line", text: "n" });
       },
     },
     onInterrupt: () => {},
