@@ -290,7 +290,7 @@ for (const width of [80, 200]) {
 Deno.test("repl warns before sending a message that cannot fit the context window", async () => {
   await using env = await setup([{ text: "Got the short one." }]);
   await env.wt.write(".replio/config.yaml", "context_window: 1024\n");
-  await using repl = await TmuxRepl.start(env.wt.path, env.args);
+  await using repl = await TmuxRepl.start(env.wt.path, [...env.args, "--trust"]);
   await repl.paste("word ".repeat(1200) + "\nsecond line\n");
   await repl.waitFor("[paste #1");
   await repl.keys("Enter");
@@ -377,7 +377,7 @@ Deno.test("repl /init has the model write AGENTS.md through the tools, and keeps
 Deno.test("repl /tools and /help git_commit show the rule git_commit follows: it always asks", async () => {
   await using env = await setup([]);
   await env.wt.write(".replio/config.yaml", "tool_permission:\n  edit: allow\n");
-  await using repl = await TmuxRepl.start(env.wt.path, env.args, { width: 200 });
+  await using repl = await TmuxRepl.start(env.wt.path, [...env.args, "--trust"], { width: 200 });
   await repl.enter("/tools");
   await repl.waitFor(/\ngit_commit +write +edit +ask +\(git_commit always confirms\)/);
   await repl.enter("/help git_commit");

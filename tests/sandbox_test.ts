@@ -30,6 +30,8 @@ function callFor(name: string): Record<string, unknown> {
     list_dir: { path: "." },
     glob: { pattern: "*.txt" },
     grep: { pattern: "hello" },
+    // No output is kept yet: it answers that o1 is unknown, a result, not a missing grant.
+    tool_output: { id: "o1" },
     file_write: { path: "new.txt", content: "new\n" },
     file_edit: { path: "b.txt", old: "before", new: "after" },
     git: { subcommand: "log", args: ["--oneline"] },

@@ -583,6 +583,7 @@ Deno.test("the openai SDK lists replio's modes and agent types as models", async
     "replio/default",
     "replio/plan",
     "replio/sandboxed",
+    "replio/accept-edits",
     "replio/agent/general",
     "replio/agent/explore",
   ]);
