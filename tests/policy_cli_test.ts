@@ -93,3 +93,63 @@ Deno.test("policy test names a missing session and exits 2", async () => {
   assert.equal(ran.code, 2);
   assert.match(ran.stderr, /no such session file or session id/);
 });
+
+Deno.test("policy explain walks one call through every step, naming the file and line that decided", async () => {
+  await using wt = await tempWorktree({ "README.md": "# Demo\n" });
+  const global = join(wt.path, ".xdg", "replio", "config.yaml");
+  await Deno.mkdir(join(wt.path, ".xdg", "replio"), { recursive: true });
+  await Deno.writeTextFile(
+    global,
+    "model: m\ntool_permission:\n  bash: allow\n  bash_allow: [ls, npm test]\n",
+  );
+  const denied = await runReplio(
+    ["policy", "explain", "bash", '{"command":"npm publish"}'],
+    { cwd: wt.path },
+  );
+  assert.equal(denied.code, 0, denied.stderr);
+  assert.match(denied.stdout, /^run_command \(permission bash\) in mode default/);
+  assert.match(
+    denied.stdout,
+    new RegExp(`2\\. category +allow +tool_permission\\.bash +\\[${global}:3\\]`),
+  );
+  assert.match(
+    denied.stdout,
+    new RegExp(`permission_fn +deny +bash_allow: "npm publish" is not covered.*\\[${global}:4\\]`),
+  );
+  assert.match(denied.stdout, /^then: it is refused$/m);
+
+  const json = JSON.parse(
+    (await runReplio(
+      ["policy", "explain", "file_write", '{"path":".git/config","content":"x"}', "--json"],
+      { cwd: wt.path },
+    )).stdout,
+  );
+  assert.deepEqual(json.steps.map((s: { step: string }) => s.step), [
+    "name level",
+    "category",
+    "deno layer",
+    "worktree",
+    "protected path",
+  ]);
+  assert.equal(json.action, "ask");
+  assert.equal(json.reason, "protected path .git/config");
+  assert.equal(json.protected, true);
+
+  const plan = await runReplio(
+    [
+      "policy",
+      "explain",
+      "file_edit",
+      '{"path":"README.md","old":"a","new":"b"}',
+      "--mode",
+      "plan",
+    ],
+    { cwd: wt.path },
+  );
+  assert.match(plan.stdout, /2\. category +deny +mode plan +\[built-in mode plan\]/);
+  assert.match(plan.stdout, /^result: deny \(mode plan\)$/m);
+
+  const bad = await runReplio(["policy", "explain", "no_such_tool", "{}"], { cwd: wt.path });
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /Cannot explain no_such_tool: unknown tool/);
+});

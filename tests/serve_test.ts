@@ -773,3 +773,55 @@ Deno.test("docs/serve.md's curl examples of the OpenAI-compatible endpoints run 
     }
   }
 });
+
+Deno.test("serve parks a turn, lists the pending call, takes an answer and resumes (approve and deny)", async () => {
+  for (const decision of ["approve", "deny"] as const) {
+    await using wt = await tempWorktree({ "a.txt": "hello\n" });
+    await using mock = startMockModel([
+      { toolCalls: [{ name: "run_command", arguments: { command: "touch approved.txt" } }] },
+      { text: "finished" },
+    ]);
+    await using served = await serve(wt.path, mock);
+    const post = async (path: string, body: unknown) => {
+      const response = await fetch(`${served.base}${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      return { status: response.status, body: await response.json() };
+    };
+    const parked = await post("/v1/turns", { prompt: "make the file", park: true });
+    assert.equal(parked.status, 200, JSON.stringify(parked.body));
+    assert.equal(parked.body.status, "parked");
+    assert.equal(parked.body.pending.tool, "run_command");
+    const session = parked.body.session as string;
+    const call = parked.body.pending.call_id as string;
+
+    const early = await post("/v1/turns", { session, resume: true });
+    assert.equal(early.status, 409);
+    assert.match(early.body.error.message, new RegExp(`pending/${call} first`));
+
+    const listed = await (await fetch(`${served.base}/v1/sessions/${session}/pending`)).json();
+    assert.deepEqual(listed.pending.map((p: { call_id: string }) => p.call_id), [call]);
+    assert.equal(listed.pending[0].approval, null);
+
+    const answer = await post(`/v1/sessions/${session}/pending/${call}`, {
+      decision,
+      reason: "not today",
+    });
+    assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    const again = await post(`/v1/sessions/${session}/pending/${call}`, { decision });
+    assert.equal(again.status, 409, "an answered call cannot be answered twice");
+
+    const resumed = await post("/v1/turns", { session, resume: true });
+    assert.equal(resumed.status, 200, JSON.stringify(resumed.body));
+    assert.equal(resumed.body.status, "ok");
+    assert.equal(resumed.body.content, "finished");
+    const made = await Deno.stat(`${wt.path}/approved.txt`).then(() => true, () => false);
+    assert.equal(made, decision === "approve");
+    const loaded = await loadSession(wt.path, session);
+    const audit = loaded.records.flatMap((r) => r.type === "permission" ? [r.decision] : []);
+    assert.deepEqual(audit, ["parked", decision === "approve" ? "granted" : "declined"]);
+    assert.deepEqual(mock.violations, []);
+  }
+});

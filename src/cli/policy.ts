@@ -2,12 +2,14 @@
  * `replio policy test`: re-resolves every tool call recorded in sessions against the current
  * config, mode and flags (or a proposed config file) and prints each call whose action would
  * change. A change that loosens (deny → ask/allow, ask → allow) exits 1, so it guards config
- * changes in CI (docs/policy.md).
+ * changes in CI. `replio policy explain` shows one call's resolution step by step (docs/policy.md).
  * @module
  */
 import { AGENT_TYPES_SERVICE } from "../agents/mod.ts";
 import { listSessions, readRecordedCalls, type RecordedCall, sessionFile } from "../session/mod.ts";
-import type { Action } from "../tools/mod.ts";
+import type { Config, Setting } from "../config/mod.ts";
+import { settingLine } from "../config/setting_line.ts";
+import type { Action, PolicyStep } from "../tools/mod.ts";
 import { EXIT, UsageError } from "./errors.ts";
 import { resolveWorktree } from "./resolve_worktree.ts";
 import { resolveSessionFile } from "./session_files.ts";
@@ -171,4 +173,126 @@ export function formatReport(report: PolicyTestReport): string {
 function cut(text: string): string {
   const line = text.replace(/\s+/g, " ");
   return line.length > 60 ? `${line.slice(0, 59)}…` : line;
+}
+
+/** Options of `replio policy explain`. */
+export interface PolicyExplainOptions {
+  mode?: string;
+  json?: boolean;
+  path?: string;
+  trust?: boolean;
+}
+
+/** A step as explained: where the setting it read came from (`file:line`, `default`, `flag`). */
+export interface ExplainedStep extends PolicyStep {
+  from?: string;
+}
+
+/**
+ * `replio policy explain TOOL JSON`: the resolution of one call step by step, with the config
+ * file and line of each setting a step read, and the folder's trust.
+ */
+export async function runPolicyExplain(
+  name: string,
+  json: string,
+  options: PolicyExplainOptions,
+): Promise<number> {
+  let args: unknown;
+  try {
+    args = JSON.parse(json);
+  } catch (error) {
+    throw new UsageError(
+      `Cannot explain ${name}: the arguments are not JSON (${(error as Error).message}): ` +
+        `pass one JSON object, e.g. '{"command":"ls"}'`,
+    );
+  }
+  const ws = await openWorkspace({ path: options.path, mode: options.mode, trust: options.trust });
+  let call;
+  try {
+    call = ws.registry.prepare(name, args);
+  } catch (error) {
+    throw new UsageError(`Cannot explain ${name}: ${(error as Error).message}`);
+  }
+  const trace: PolicyStep[] = [];
+  const result = await ws.policy.resolve(
+    call.tool,
+    call.args,
+    { [AGENT_TYPES_SERVICE]: ws.agentTypes },
+    trace,
+  );
+  const steps: ExplainedStep[] = [];
+  for (const step of trace) {
+    // A mode decided, not the base table: point at the mode.
+    const mode = /^mode (\S+)$/.exec(step.reason)?.[1];
+    if (mode) {
+      const configured = mode in (ws.config.get("modes") as Record<string, unknown>);
+      steps.push({
+        ...step,
+        from: configured ? await whereSet(ws.config, "modes") : `built-in mode ${mode}`,
+      });
+      continue;
+    }
+    // bash_allow's verdict comes from run_command's permission function but is a config key.
+    const key = step.key ??
+      (step.reason.startsWith("bash_allow") ? "tool_permission.bash_allow" : undefined);
+    steps.push(key ? { ...step, from: await whereSet(ws.config, key) } : step);
+  }
+  const trust = ws.config.trust;
+  const folder = trust.trusted
+    ? `trusted (${trust.by ?? "no project settings"})`
+    : trust.ignored
+    ? "untrusted: the project's .replio/ settings were not loaded (replio trust)"
+    : "untrusted (it has no project settings)";
+  const report = {
+    tool: call.tool.name,
+    permission: call.tool.permission,
+    mode: ws.policy.mode,
+    folder,
+    steps,
+    action: result.action,
+    reason: result.reason,
+    protected: result.protectedPath !== undefined,
+    ...(result.path === undefined ? {} : { path: result.path }),
+  };
+  const out = options.json ? JSON.stringify(report) + "\n" : formatExplanation(report);
+  await Deno.stdout.write(new TextEncoder().encode(out));
+  return EXIT.ok;
+}
+
+/** Where `key`'s effective value was set: `file:line`, `default`, `flag` or the file alone. */
+async function whereSet(config: Config, key: string): Promise<string> {
+  const found: Setting = config.setting(key as Parameters<Config["setting"]>[0]);
+  if (!found.file) return found.origin;
+  const line = await settingLine(found.file, key);
+  return line === null ? found.file : `${found.file}:${line}`;
+}
+
+function formatExplanation(report: {
+  tool: string;
+  permission: string;
+  mode: string;
+  folder: string;
+  steps: ExplainedStep[];
+  action: string;
+  reason: string;
+  protected: boolean;
+}): string {
+  const width = Math.max(...report.steps.map((s) => s.step.length));
+  const lines = [
+    `${report.tool} (permission ${report.permission}) in mode ${report.mode}; folder ${report.folder}`,
+    ...report.steps.map((s, i) =>
+      `${i + 1}. ${s.step.padEnd(width)}  ${s.result.padEnd(5)}  ${s.reason}` +
+      (s.from ? `  [${s.from}]` : "")
+    ),
+    `result: ${report.action} (${report.reason})`,
+    report.action === "ask" && report.protected
+      ? "then: the REPL asks, with a warning; headless runs refuse it even with --yes; " +
+        "--park waits for replio approve"
+      : report.action === "ask"
+      ? "then: the REPL asks; headless runs deny it unless --yes; --park waits for replio approve"
+      : report.action === "allow"
+      ? "then: it runs without asking"
+      : "then: it is refused",
+  ];
+  return lines.join("\n") + "\n";
 }

@@ -239,6 +239,20 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
       setExitCode(await runPolicyTest(options.against ?? [], options));
     });
 
+  policy.command("explain")
+    .description("how the policy resolves one call, step by step, with the settings that decided")
+    .argument("<tool>", "tool name (aliases work)")
+    .argument("[json]", "the call's arguments as a JSON object", "{}")
+    .option("--mode <mode>", "mode to resolve the policy under")
+    .option("--json", "print {tool, steps, action, reason, ...} as JSON")
+    .option("--trust", "load this folder's .replio/ settings for this run")
+    .option("--path <dir>", "worktree (default: the current directory)")
+    .exitOverride()
+    .action(async (tool: string, json: string, options) => {
+      const { runPolicyExplain } = await import("./policy.ts");
+      setExitCode(await runPolicyExplain(tool, json, options));
+    });
+
   program.command("approve")
     .description("approve the call a `run --park` is waiting on (docs/approvals.md)")
     .argument("<session>", "session id")

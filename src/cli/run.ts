@@ -18,7 +18,8 @@ import type { Config } from "../config/mod.ts";
 import { chooseSession } from "./choose_session.ts";
 import { EXIT, UsageError } from "./errors.ts";
 import { createRootAgent } from "./start_agent.ts";
-import { parkedNotice, parkedSession, resumeState } from "./parked.ts";
+import { resumeState } from "../engine/mod.ts";
+import { parkedNotice, parkedSession } from "./parked.ts";
 import { openWorkspace } from "./workspace.ts";
 
 /** Options of `replio run`. */

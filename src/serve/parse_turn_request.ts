@@ -12,9 +12,13 @@ export interface TurnRequest {
   session?: string;
   /** Mode for this turn; the server's mode when absent. */
   mode?: string;
+  /** Stop at the first ask-gated call and wait for an answer (docs/approvals.md). */
+  park?: boolean;
+  /** Continue `session`'s parked turn after its call was answered; no prompt. */
+  resume?: boolean;
 }
 
-const FIELDS = ["prompt", "session", "mode"];
+const FIELDS = ["prompt", "session", "mode", "park", "resume"];
 const SHAPE = `send {"prompt": "…", "session": "…", "mode": "…"} (session and mode optional)`;
 
 /**
@@ -29,11 +33,25 @@ const SHAPE = `send {"prompt": "…", "session": "…", "mode": "…"} (session 
 export function parseTurnRequest(body: Record<string, unknown>): TurnRequest {
   const unknown = Object.keys(body).find((key) => !FIELDS.includes(key));
   if (unknown !== undefined) throw badTurn(`unknown field "${unknown}": ${SHAPE}`);
-  const { prompt, session, mode } = body;
+  const { prompt, session, mode, park, resume } = body;
+  for (const [name, value] of [["park", park], ["resume", resume]] as const) {
+    if (value !== undefined && value !== null && typeof value !== "boolean") {
+      throw badTurn(`"${name}" must be true or false, got ${JSON.stringify(value)}: ${SHAPE}`);
+    }
+  }
+  if (resume === true) {
+    if (typeof session !== "string" || !isSessionId(session)) {
+      throw badTurn(`"resume" continues a session's parked turn: give its id in "session"`);
+    }
+    if (prompt !== undefined && prompt !== null) {
+      throw badTurn(`"resume" takes no prompt: the parked turn goes on where it stopped`);
+    }
+    return { prompt: "", session, resume: true, ...(typeof mode === "string" ? { mode } : {}) };
+  }
   if (typeof prompt !== "string" || !prompt.trim()) {
     throw badTurn(`"prompt" must be a non-empty string, got ${JSON.stringify(prompt)}: ${SHAPE}`);
   }
-  const request: TurnRequest = { prompt };
+  const request: TurnRequest = { prompt, ...(park === true ? { park: true } : {}) };
   if (session !== undefined && session !== null) {
     if (typeof session !== "string" || !isSessionId(session)) {
       throw badTurn(

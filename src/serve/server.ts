@@ -6,7 +6,13 @@
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import { type Config, ConfigError } from "../config/mod.ts";
-import type { Agent, TurnResult } from "../engine/mod.ts";
+import {
+  type Agent,
+  AnswerError,
+  recordAnswer,
+  resumeState,
+  type TurnResult,
+} from "../engine/mod.ts";
 import type { Provider } from "../providers/mod.ts";
 import {
   isSessionId,
@@ -19,6 +25,7 @@ import {
 } from "../session/mod.ts";
 import {
   createToolContext,
+  type HeadlessAnswer,
   invokeTool,
   modeNames,
   type PermissionRecord,
@@ -133,6 +140,12 @@ export class ReplioServer implements AsyncDisposable {
       route("POST", "/v1/turns", (request) => this.#postTurn(request)),
       route("GET", "/v1/sessions", () => this.#listSessions()),
       route("GET", "/v1/sessions/:id", (_request, { id }) => this.#showSession(id ?? "")),
+      route("GET", "/v1/sessions/:id/pending", (_request, { id }) => this.#pending(id ?? "")),
+      route(
+        "POST",
+        "/v1/sessions/:id/pending/:call",
+        (request, { id, call }) => this.#answerPending(request, id ?? "", call ?? ""),
+      ),
       // The OpenAI-compatible face: any OpenAI client can use replio as a tool-using model.
       route("GET", "/v1/models", () => this.#listModels()),
       route("POST", "/v1/chat/completions", (request) => this.#postChat(request)),
@@ -252,11 +265,16 @@ export class ReplioServer implements AsyncDisposable {
   }
 
   /** The server's policy, or one for `mode` with the same headless answer. */
-  #policyFor(mode: string | null | undefined): Policy {
+  #policyFor(mode: string | null | undefined, headless?: HeadlessAnswer): Policy {
     const { config, worktree, policy } = this.#ws;
-    if (!mode) return policy;
+    if (!mode && !headless) return policy;
     try {
-      return new ToolPolicy({ config, worktree, mode, headless: policy.headless });
+      return new ToolPolicy({
+        config,
+        worktree,
+        mode: mode || policy.mode,
+        headless: headless ?? policy.headless,
+      });
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
       throw new HttpError(400, "bad_request", error.message);
@@ -328,7 +346,7 @@ export class ReplioServer implements AsyncDisposable {
   async #postTurn(request: Request): Promise<Response> {
     this.#refuseWhileClosing();
     const turn = parseTurnRequest(await readJsonObject(request));
-    const policy = this.#policyFor(turn.mode);
+    const policy = this.#policyFor(turn.mode, turn.park ? "park" : undefined);
     const cancel = new AbortController();
     const stream = wantsEventStream(request) ? new SseSink(() => cancel.abort()) : null;
     const { done } = await this.#startTurn(turn, {
@@ -435,7 +453,22 @@ export class ReplioServer implements AsyncDisposable {
         policy: parts.policy,
         ...(parts.agentType === undefined ? {} : { agentType: parts.agentType }),
       });
-      return await agent.runTurn(turn.prompt, parts.signal);
+      if (!turn.resume) return withPending(await agent.runTurn(turn.prompt, parts.signal), session);
+      const parked = session.parked()[0];
+      if (!parked?.approval) {
+        throw new HttpError(
+          409,
+          "not_answered",
+          parked
+            ? `Cannot resume session "${session.id}": call ${parked.call.call_id} has no answer ` +
+              `yet: POST /v1/sessions/${session.id}/pending/${parked.call.call_id} first`
+            : `Cannot resume session "${session.id}": no call in it waits for approval`,
+        );
+      }
+      return withPending(
+        await agent.resumeTurn(resumeState(session, parked), parts.signal),
+        session,
+      );
     };
     const done = run();
     const settled = done.then(() => {}, () => {});
@@ -447,6 +480,66 @@ export class ReplioServer implements AsyncDisposable {
   async #listSessions(): Promise<Response> {
     const { worktree } = this.#ws;
     return jsonResponse({ worktree, sessions: await listSessions(worktree) });
+  }
+
+  /** `GET /v1/sessions/:id/pending`: the calls a parked turn waits on, with any answer. */
+  async #pending(id: string): Promise<Response> {
+    using session = await this.#existingSession(id);
+    return jsonResponse({
+      session: session.id,
+      pending: session.parked().map((p) => ({ ...p.call, approval: p.approval })),
+    });
+  }
+
+  /**
+   * `POST /v1/sessions/:id/pending/:call` with `{"decision": "approve"|"deny", "reason"?,
+   * "always_prefix"?}`: records a person's answer; `POST /v1/turns {"session", "resume": true}`
+   * then continues the turn.
+   */
+  async #answerPending(request: Request, id: string, call: string): Promise<Response> {
+    const body = await readJsonObject(request);
+    const decision = body.decision === "approve"
+      ? "granted"
+      : body.decision === "deny"
+      ? "declined"
+      : null;
+    if (!decision) {
+      throw new HttpError(
+        400,
+        "bad_request",
+        `"decision" must be "approve" or "deny", got ${JSON.stringify(body.decision)}`,
+      );
+    }
+    using session = await this.#existingSession(id);
+    using _lock = this.#locks.acquire(session.id);
+    try {
+      const { parked, prefix } = recordAnswer(session, decision, {
+        callId: call,
+        reason: typeof body.reason === "string" ? body.reason : undefined,
+        alwaysPrefix: body.always_prefix === true,
+      });
+      return jsonResponse({
+        session: session.id,
+        call_id: parked.call.call_id,
+        decision,
+        ...(prefix ? { always_prefix: prefix } : {}),
+      });
+    } catch (error) {
+      if (error instanceof AnswerError) throw new HttpError(409, "conflict", error.message);
+      throw error;
+    }
+  }
+
+  async #existingSession(id: string): Promise<Session> {
+    const { worktree, config } = this.#ws;
+    if (!isSessionId(id) || !(await listSessions(worktree)).some((s) => s.id === id)) {
+      throw new HttpError(
+        404,
+        "not_found",
+        `Cannot find session "${id}" in ${sessionsDir(worktree)}: GET /v1/sessions lists the ids`,
+      );
+    }
+    return await openSession(worktree, { config, id });
   }
 
   async #showSession(id: string): Promise<Response> {
@@ -501,4 +594,11 @@ function wantsEventStream(request: Request): boolean {
 function isSameSecret(given: string, expected: string): boolean {
   const digest = (text: string) => createHash("sha256").update(text).digest();
   return timingSafeEqual(digest(given), digest(expected));
+}
+
+/** A parked turn's result names the call it waits on, as `replio run --output json` does. */
+function withPending(result: TurnResult, session: Session): TurnResult {
+  if (result.status !== "parked") return result;
+  const pending = session.parked().at(-1)?.call;
+  return pending ? { ...result, pending } as TurnResult : result;
 }

@@ -42,6 +42,7 @@ export {
   type Policy,
   type PolicyOptions,
   type PolicyResolution,
+  type PolicyStep,
   ToolPolicy,
 } from "./policy.ts";
 export {

@@ -42,6 +42,17 @@ export interface ModeSpec {
   tools?: { allow?: string[]; deny?: string[] };
 }
 
+/**
+ * One step of a resolution as `replio policy explain` shows it: what the step decided (`pass`
+ * when it left the action as it was) and why. `key` is the config key it read, if any.
+ */
+export interface PolicyStep {
+  step: string;
+  result: Action | "pass";
+  reason: string;
+  key?: string;
+}
+
 /** A resolution with the resolved path that decided worktree scope, if any. */
 export interface PolicyResolution extends Resolution {
   path?: string;
@@ -153,15 +164,34 @@ export class ToolPolicy implements Policy {
    * The action without arguments: what listings and the provider schema use. permissionFn and
    * worktree escalation need arguments and are skipped.
    */
-  resolveStatic(tool: Tool): Resolution {
+  resolveStatic(tool: Tool, trace?: PolicyStep[]): Resolution {
     const byName = this.#resolveName(tool);
+    trace?.push(
+      byName ? { step: "name level", result: "deny", reason: byName.reason, key: byName.reason } : {
+        step: "name level",
+        result: "pass",
+        reason: "not in tools.deny; tools.allow allows it",
+      },
+    );
     if (byName) return byName;
     const category = this.#sandboxedAction(tool) ?? this.#categoryAction(tool.permission);
+    trace?.push({
+      step: "category",
+      result: category.action,
+      reason: category.reason,
+      key: `tool_permission.${tool.permission}`,
+    });
     if (category.action === "deny") return category;
     const denied = denoDenial(tool, this.worktree, this.#modelHost);
+    trace?.push({
+      step: "deno layer",
+      result: denied ? "deny" : "pass",
+      reason: denied?.reason ?? "the process holds the grants the tool declares",
+    });
     if (denied) return denied;
     // Declared on the tool, so listings show the rule that calls will follow.
     if (tool.alwaysAsk && category.action === "allow") {
+      trace?.push({ step: "always asks", result: "ask", reason: tool.alwaysAsk });
       return { action: "ask", reason: tool.alwaysAsk };
     }
     return category;
@@ -177,8 +207,9 @@ export class ToolPolicy implements Policy {
     tool: Tool,
     args: ToolArgs,
     services: Readonly<Record<string, unknown>> = {},
+    trace?: PolicyStep[],
   ): Promise<PolicyResolution> {
-    const base = this.resolveStatic(tool);
+    const base = this.resolveStatic(tool, trace);
     if (base.action === "deny") return base;
     let result: PolicyResolution = base;
     if (tool.permissionFn) {
@@ -190,24 +221,39 @@ export class ToolPolicy implements Policy {
         services,
       });
       result = typeof refined === "string" ? { action: refined, reason: "permission_fn" } : refined;
+      trace?.push({ step: "permission_fn", result: result.action, reason: result.reason });
     }
     const unescalated = result.reason;
     const pathValue = tool.pathArg ? args[tool.pathArg] : undefined;
     if (typeof pathValue === "string" && isPathScoped(tool.permission)) {
       const path = await resolveToolPath(pathValue, this.worktree);
       result = { ...result, path };
-      if (result.action === "allow" && !isInside(path, this.worktree)) {
-        result = { action: "ask", reason: "outside worktree", path };
-      }
+      const outside = result.action === "allow" && !isInside(path, this.worktree);
+      if (outside) result = { action: "ask", reason: "outside worktree", path };
+      trace?.push({
+        step: "worktree",
+        result: outside ? "ask" : "pass",
+        reason: `${path} is ${isInside(path, this.worktree) ? "inside" : "outside"} the worktree`,
+      });
       if (tool.permission === "edit" && result.action !== "deny") {
         result = await this.#protect(result, absoluteToolPath(pathValue, this.worktree), path);
+        trace?.push({
+          step: "protected path",
+          result: result.protectedPath ? "ask" : "pass",
+          reason: result.protectedPath
+            ? `${result.protectedPath} is protected: only a person may approve it`
+            : "not .git, .replio or the global config folder",
+        });
       }
     }
     // Last: a person's "always" can only turn an ask into an allow, never lift a deny or an
     // escalation (those ask every time).
     if (!this.approvals || result.action !== "ask" || result.reason !== unescalated) return result;
     const rule = await this.approvals.match(tool, args, result.path, this.worktree);
-    if (rule) return { ...result, action: "allow", reason: `approved: ${describeRule(rule)}` };
+    if (rule) {
+      trace?.push({ step: "always rules", result: "allow", reason: describeRule(rule) });
+      return { ...result, action: "allow", reason: `approved: ${describeRule(rule)}` };
+    }
     return { ...result, rememberable: true };
   }
 

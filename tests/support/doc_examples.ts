@@ -32,7 +32,8 @@ export function extractExamples(markdown: string, file: string): DocExample[] {
     if (line.trim() === "$ replio") {
       transcript = true;
       current = null;
-    } else if (line.startsWith("$ ")) {
+    } else if (/^\$ [a-z]/.test(line)) {
+      // A command starts with a program name; `$ Run npm test` is replio's activity line.
       // A shell comment after the command is prose, not part of it.
       current = {
         where: `${file}:${i + 1}`,
