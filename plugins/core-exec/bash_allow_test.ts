@@ -6,7 +6,8 @@ import { invokeInWorktree, type TempWorktree, tempWorktree } from "../../tests/s
 import { checkBashAllow } from "./bash_allow.ts";
 
 const PREFIXES = ["echo", "ls", "git status", "cat"];
-const CONFIG = { "tool_permission.bash_allow": PREFIXES };
+/** The list restricts; `bash: allow` is what lets a covered command run without asking. */
+const CONFIG = { "tool_permission.bash_allow": PREFIXES, "tool_permission.bash": "allow" };
 
 /** The file every bypass attempt tries to create. */
 const MARKER = "M";
@@ -250,7 +251,10 @@ for (const { command, output } of ALLOWED) {
     const expected = command.startsWith("ls -la") ? "exit 0" : `exit 0\n${output}`;
     const got = command.startsWith("ls -la") ? outcome.output.split("\n")[0] : outcome.output;
     assert.equal(got, expected);
-    assert.deepEqual([audit[0]?.action, audit[0]?.reason], ["allow", "bash_allow"]);
+    assert.deepEqual([audit[0]?.action, audit[0]?.reason], [
+      "allow",
+      "tool_permission.bash; bash_allow covers it",
+    ]);
     assert.equal(await hasMarker(wt), false);
   });
 }
@@ -405,8 +409,31 @@ Deno.test("run_command allows a covered command under tool_permission.bash allow
   assert.deepEqual([outcome.output, audit[0]?.action, audit[0]?.reason], [
     "exit 0\nhello",
     "allow",
-    "bash_allow",
+    "tool_permission.bash; bash_allow covers it",
   ]);
+});
+
+Deno.test("a covered command follows tool_permission.bash: under ask it asks, headless it is denied", async () => {
+  await using wt = await tempWorktree({ "a.txt": "hello\n" });
+  const config = { "tool_permission.bash_allow": PREFIXES, "tool_permission.bash": "ask" };
+  const denied: PermissionRecord[] = [];
+  const refused = await invokeInWorktree(wt, "run_command", { command: "cat a.txt" }, {
+    config,
+    headless: "no",
+    audit: denied,
+  });
+  assert.equal(refused.decision, "denied");
+  assert.deepEqual([denied[0]?.action, denied[0]?.reason], [
+    "ask",
+    "tool_permission.bash; bash_allow covers it; headless",
+  ]);
+  const granted: PermissionRecord[] = [];
+  const ran = await invokeInWorktree(wt, "run_command", { command: "cat a.txt" }, {
+    config,
+    headless: "yes",
+    audit: granted,
+  });
+  assert.deepEqual([ran.output, granted[0]?.action], ["exit 0\nhello", "ask"]);
 });
 
 Deno.test("checkBashAllow decides the examples of docs/permissions.md", async () => {

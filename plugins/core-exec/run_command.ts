@@ -117,7 +117,8 @@ async function resolveRunPermission(
   if (typeof cwd === "string" && !(await isInsideWorktree(cwd, ctx.worktree))) {
     return { ...ctx.base, reason: `bash_allow: cwd "${cwd}" is outside the worktree` };
   }
-  return { action: "allow", reason: "bash_allow" };
+  // Covered: the list only restricts; whether it asks is still tool_permission.bash's call.
+  return { ...ctx.base, reason: `${ctx.base.reason}; bash_allow covers it` };
 }
 
 /** Prefixes named in a denial; the rest are elided so the reason stays one line. */

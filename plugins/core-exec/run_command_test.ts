@@ -121,12 +121,15 @@ Deno.test("run_command runs an allowed command without asking", async () => {
   await using wt = await tempWorktree({ "a.txt": "hello\n" });
   const audit: PermissionRecord[] = [];
   const outcome = await invokeInWorktree(wt, "run_command", { command: "cat a.txt | cat" }, {
-    config: { "tool_permission.bash_allow": ["cat"] },
+    config: { "tool_permission.bash_allow": ["cat"], "tool_permission.bash": "allow" },
     headless: "no",
     audit,
   });
   assert.deepEqual([outcome.output, outcome.decision], ["exit 0\nhello", "granted"]);
-  assert.deepEqual([audit[0]?.action, audit[0]?.reason], ["allow", "bash_allow"]);
+  assert.deepEqual([audit[0]?.action, audit[0]?.reason], [
+    "allow",
+    "tool_permission.bash; bash_allow covers it",
+  ]);
 });
 
 Deno.test("run_command without bash_allow keeps the base action", async () => {
