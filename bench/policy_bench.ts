@@ -30,7 +30,7 @@ const MIXED_COMMANDS = [
   "git status --porcelain",
   "ls -la src",
   'cat "notes.txt" 2>/dev/null',
-  'echo "$(ls src)"',
+  "echo 'done: $HOME' \"${#HOME}\"",
   "grep -n TODO src/main.ts",
   "test -f deno.json",
   "git diff --stat HEAD",
@@ -51,7 +51,7 @@ const LINES: { name: string; command: string }[] = [
     command: chain(SEGMENTS, () => "ls", () => " && "),
   },
   {
-    name: `mixed (${SEGMENTS} segments: and-lists, or-lists, pipes, quotes, substitutions, ` +
+    name: `mixed (${SEGMENTS} segments: and-lists, or-lists, pipes, quotes, expansions, ` +
       "redirections)",
     command: chain(
       SEGMENTS,

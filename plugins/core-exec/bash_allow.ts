@@ -197,10 +197,6 @@ interface GoParamExp extends GoNode {
   Exp: GoNode;
   Names: number;
 }
-interface GoCmdSubst extends GoNode {
-  Stmts: GoSlice<GoStmt>;
-  Backquotes: boolean;
-}
 interface GoStmts extends GoNode {
   Stmts: GoSlice<GoStmt>;
 }
@@ -520,19 +516,12 @@ function scanWordPart(scan: Scan, part: GoNode): void {
         !kindOf(exp.Repl) && !kindOf(exp.Exp) && !exp.Names;
       return isPlain ? undefined : refuse(scan, part, "parameter operators are not checked");
     }
-    case "CmdSubst": {
-      const sub = part as GoCmdSubst;
-      // Inside backquotes bash removes one level of backslashes before parsing again
-      // (`\$(cmd)` becomes `$(cmd)`), where parsers can disagree: refuse any backslash there.
-      if (sub.Backquotes && sourceOf(scan, sub).includes("\\")) {
-        return refuse(scan, part, "backslashes inside backquotes are not checked");
-      }
-      // Covered when every command inside is: its output is data, and every place the walk
-      // reads an argument's text (prefix words, printf, test, redirections) needs a literal.
-      return scanStmts(scan, sub.Stmts);
-    }
+    // A substitution runs a command whose output becomes code's input (arguments, a file name):
+    // never covered, whatever runs inside (the issue's rule; docs/permissions.md).
+    case "CmdSubst":
+      return refuse(scan, part, "command substitution is never covered");
     case "ProcSubst":
-      return scanStmts(scan, (part as GoStmts).Stmts);
+      return refuse(scan, part, "process substitution is never covered");
     case "ArithmExp":
       return refuse(scan, part, "arithmetic is never covered");
     default:

@@ -5,7 +5,6 @@
  */
 import { VERSION } from "../version.ts";
 import { EXIT, UsageError } from "./errors.ts";
-import { guardNodeEnv } from "./guard_node_env.ts";
 import { describeAccessError, isAccessError } from "../fs/access_error.ts";
 
 /** Runs replio with `argv` and returns the exit code. */
@@ -21,6 +20,8 @@ export async function main(argv: string[]): Promise<number> {
     return EXIT.ok;
   }
   try {
+    // Loaded here, past --version and --help: it pulls in Node's process shim (tens of ms).
+    const { guardNodeEnv } = await import("./guard_node_env.ts");
     guardNodeEnv();
     catchStrayAccessErrors();
     const { buildProgram } = await import("./program.ts");
