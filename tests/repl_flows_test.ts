@@ -180,6 +180,9 @@ Deno.test("repl 'a' allows a command prefix for the session, shown first; /permi
   ]);
   await repl.enter("/permissions");
   await repl.waitFor('1. run_command commands starting with "ls"');
+  // How each tool's calls run (docs/sandbox.md): file tools in-process, commands by bwrap or not.
+  const listed = await repl.waitFor(/file_read +allow +in-process/);
+  assert.match(listed, /run_command +ask +(bwrap\(|none)/);
   await repl.enter("/permissions remove 1");
   await repl.waitFor('Removed: run_command commands starting with "ls"; it asks again');
   await repl.enter("list once more");

@@ -1,9 +1,11 @@
 /**
  * `/permissions [remove N]`: the "always allow" rules accepted at confirm prompts in this REPL,
- * and the way to take one back.
+ * the way to take one back, and how each tool the policy allows runs (in-process, worker(…),
+ * bwrap(…) or none: docs/sandbox.md).
  * @module
  */
-import { describeRule } from "../tools/mod.ts";
+import { describeRule, toolIsolation } from "../tools/mod.ts";
+import type { ReplContext } from "./context.ts";
 import type { SlashCommand } from "./context.ts";
 import { splitFirst } from "./slash.ts";
 
@@ -38,10 +40,26 @@ export const permissionsCommand: SlashCommand = {
           "confirm prompt to add one",
         repl.styles.dim,
       );
-      return;
+    } else {
+      repl.print(`Allowed always in this session (mode ${repl.policy.mode}):`);
+      rules.forEach((rule, i) => repl.print(`${i + 1}. ${describeRule(rule)}`));
+      repl.print("/permissions remove N takes one back", repl.styles.dim);
     }
-    repl.print(`Allowed always in this session (mode ${repl.policy.mode}):`);
-    rules.forEach((rule, i) => repl.print(`${i + 1}. ${describeRule(rule)}`));
-    repl.print("/permissions remove N takes one back", repl.styles.dim);
+    printIsolation(repl);
   },
 };
+
+/** Each tool the policy offers, its action and how its calls run. */
+function printIsolation(repl: ReplContext): void {
+  const tools = repl.registry.list().filter((tool) => repl.policy.isVisible(tool));
+  const width = Math.max(4, ...tools.map((tool) => tool.name.length));
+  repl.print("How calls run:", repl.styles.dim);
+  for (const tool of tools) {
+    const { action } = repl.policy.resolveStatic(tool);
+    repl.print(
+      `  ${tool.name.padEnd(width)}  ${action.padEnd(5)}  ` +
+        toolIsolation(tool, repl.config, repl.worktree),
+      repl.styles.dim,
+    );
+  }
+}
