@@ -15,8 +15,11 @@ const BENCHES = [
   "isolation",
   "output",
 ];
-/** Sections whose bench runs apart (`deno task bench:peers` needs root and a network namespace). */
-const SEPARATE = ["peers"];
+/**
+ * Sections that run apart (`deno task bench:peers` needs root and a network namespace) or are
+ * written by hand from other runs (`floor`: issue 18's before and after).
+ */
+const SEPARATE = ["peers", "floor"];
 const here = new URL(".", import.meta.url);
 
 if (!Deno.args.includes("--assemble")) {
