@@ -22,7 +22,8 @@ await using mock = startMockModel([
     toolCalls: [{ name: "file_read", arguments: { path: "README.md" } }],
   },
   { toolCalls: [{ name: "grep", arguments: { pattern: "TODO" } }] },
-  { toolCalls: [{ name: "glob", arguments: { pattern: "**/*.ts" } }] },
+  // One match: the order of several would follow the files' times, which a checkout sets.
+  { toolCalls: [{ name: "glob", arguments: { pattern: "**/*.md" } }] },
   { toolCalls: [{ name: "list_dir", arguments: { path: "src" } }] },
   {
     text: "This is a tiny TypeScript project: `src/main.ts` prints `greet()` from " +

@@ -119,6 +119,12 @@ async function exists(path: string): Promise<boolean> {
 
 /** Output lines a sandbox denial prints; `Connection refused` counts only with the network off. */
 const WRITE_DENIED = /Read-only file system/;
+/** A path under /tmp the command could not find (bash and coreutils word it this way). */
+const MISSING_IN_TMP = /(\/tmp\/[^\s:'"]+)'?: No such file or directory/g;
+
+function isWithin(path: string, dir: string): boolean {
+  return path === dir || path.startsWith(`${dir}/`);
+}
 const NET_DENIED =
   /Network is unreachable|Could not resolve host|Temporary failure in name resolution|Name or service not known|getaddrinfo|Connection refused|ENETUNREACH|ECONNREFUSED/;
 
@@ -141,6 +147,13 @@ export function sandboxHint(
   if (WRITE_DENIED.test(output)) {
     return "the sandbox may have stopped it: writes outside the worktree and to " +
       `${PROTECTED_DIRS.join(", ")} are refused (read-only file system)`;
+  }
+  // /tmp is private inside the sandbox: the host's files there (other than the worktree's) are
+  // not visible, so a write or read there fails as "no such file" rather than "read-only".
+  const missing = [...output.matchAll(MISSING_IN_TMP)].map((m) => m[1]!);
+  if (missing.some((path) => !isWithin(path, plan.worktree))) {
+    return "the sandbox may have stopped it: writes outside the worktree are refused, and /tmp " +
+      "is private inside the sandbox (the host's files there are not visible)";
   }
   if (!plan.network && NET_DENIED.test(output)) {
     return "the sandbox may have stopped it: the network is off (set sandbox.network: true " +
