@@ -16,6 +16,7 @@ import {
 } from "../src/tools/mod.ts";
 import { runReplio } from "./support/replio_process.ts";
 import { invokeInWorktree, RecordingSink, tempWorktree } from "./support/worktree.ts";
+import { exists } from "./support/exists.ts";
 
 const BWRAP = "bwrap(net=off, write=worktree)";
 const ignore = !bwrapUsable();
@@ -26,10 +27,6 @@ async function gitWorktree(files: Record<string, string> = {}) {
   const init = await new Deno.Command("git", { args: ["init", "-q"], cwd: wt.path }).output();
   assert.ok(init.success, "git init");
   return wt;
-}
-
-async function exists(path: string): Promise<boolean> {
-  return await Deno.lstat(path).then(() => true, () => false);
 }
 
 Deno.test({

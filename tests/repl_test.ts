@@ -18,6 +18,7 @@ import {
   waitUntil,
 } from "./support/tmux_repl.ts";
 import { tempWorktree } from "./support/worktree.ts";
+import { exists } from "./support/exists.ts";
 
 Deno.test("repl streams a prompt's answer with a footer", async () => {
   await using env = await setup([{ text: "Hello from the **mock** model, streamed in pieces." }]);
@@ -289,16 +290,6 @@ export const plugin = { name: "marking", tools: [] };
       "",
     ].join("\n"),
   );
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.stat(path);
-    return true;
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return false;
-    throw error;
-  }
 }
 
 const TRUST_QUESTION = "Trust this folder? [y]es always / [o]nce / [N]o, continue without";

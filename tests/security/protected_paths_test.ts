@@ -17,6 +17,7 @@ import {
 import type { ConfirmAnswer, ConfirmRequest } from "../../src/ui/events.ts";
 import { runReplio } from "../support/replio_process.ts";
 import { configWith, invokeInWorktree, RecordingSink, tempWorktree } from "../support/worktree.ts";
+import { exists } from "../support/exists.ts";
 
 /** A `.git/config` line that makes `git status` run a command (core.fsmonitor is a hook). */
 function fsmonitorConfig(marker: string): string {
@@ -28,16 +29,6 @@ async function git(cwd: string, ...args: string[]): Promise<void> {
   // fsmonitor's `false` makes git complain, which is the point; anything else must work.
   if (code !== 0 && args[0] !== "status") {
     throw new Error(`git ${args.join(" ")} failed: ${new TextDecoder().decode(stderr)}`);
-  }
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.lstat(path);
-    return true;
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return false;
-    throw error;
   }
 }
 

@@ -11,6 +11,7 @@ import { resolveToolPath } from "../../src/tools/mod.ts";
 import type { PermissionRecord } from "../../src/tools/mod.ts";
 import { runReplio } from "../support/replio_process.ts";
 import { invokeInWorktree, tempWorktree } from "../support/worktree.ts";
+import { exists } from "../support/exists.ts";
 
 /** A worktree and, beside it, a folder that plays "outside". */
 async function linkedSetup() {
@@ -24,16 +25,6 @@ async function linkedSetup() {
       await Deno.remove(outside, { recursive: true });
     },
   };
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.lstat(path);
-    return true;
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return false;
-    throw error;
-  }
 }
 
 Deno.test("control: appending through a dangling link with plain Deno creates the target outside", async () => {

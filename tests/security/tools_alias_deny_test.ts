@@ -7,16 +7,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { runReplio } from "../support/replio_process.ts";
 import { invokeInWorktree, tempWorktree } from "../support/worktree.ts";
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.lstat(path);
-    return true;
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return false;
-    throw error;
-  }
-}
+import { exists } from "../support/exists.ts";
 
 Deno.test("control: run_command called as bash with --yes runs and leaves the marker", async () => {
   await using wt = await tempWorktree();
