@@ -37,13 +37,7 @@ export async function runConfigCommand(
   options: ConfigCommandOptions,
 ): Promise<number> {
   const worktree = await resolveWorktree(options.path);
-  const paths = configPaths(worktree);
-  const file = options.global ? paths.global : paths.local;
-  if (file === null) {
-    throw new UsageError(
-      "Cannot use --global: neither XDG_CONFIG_HOME nor HOME can be read: run replio with --allow-env",
-    );
-  }
+  const file = chosenConfigFile(worktree, options.global ?? false);
   if (!options.global && key?.split(".")[0] === TRUSTED_FOLDERS_KEY && action !== "get") {
     // A project file could otherwise extend trust to other folders; the loader ignores it too.
     throw new UsageError(
@@ -158,4 +152,16 @@ async function writeOut(text: string): Promise<void> {
 
 async function writeErr(text: string): Promise<void> {
   await Deno.stderr.write(new TextEncoder().encode(text));
+}
+
+/** The file a command writes: the worktree's `.replio/config.yaml`, or the global one. */
+export function chosenConfigFile(worktree: string, global: boolean): string {
+  const paths = configPaths(worktree);
+  const file = global ? paths.global : paths.local;
+  if (file === null) {
+    throw new UsageError(
+      "Cannot use --global: neither XDG_CONFIG_HOME nor HOME can be read: run replio with --allow-env",
+    );
+  }
+  return file;
 }

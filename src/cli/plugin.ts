@@ -15,6 +15,7 @@ import {
   toJavaScript,
   type WorkerPermissions,
 } from "../plugins/mod.ts";
+import { chosenConfigFile } from "./config.ts";
 import { EXIT, UsageError } from "./errors.ts";
 import { resolveWorktree } from "./resolve_worktree.ts";
 
@@ -33,13 +34,7 @@ export async function runPluginCommand(
   options: PluginCommandOptions,
 ): Promise<number> {
   const worktree = await resolveWorktree(options.path);
-  const paths = configPaths(worktree);
-  const file = options.global ? paths.global : paths.local;
-  if (file === null) {
-    throw new UsageError(
-      "Cannot use --global: neither XDG_CONFIG_HOME nor HOME can be read: run replio with --allow-env",
-    );
-  }
+  const file = chosenConfigFile(worktree, options.global ?? false);
   switch (action) {
     case "list":
       if (target !== undefined) throw usage(`"list" takes no argument`);
