@@ -6,7 +6,7 @@
 import {
   closestSessions,
   listSessions,
-  sessionFile,
+  sessionExists,
   sessionsDir,
   type SessionSummary,
 } from "../session/mod.ts";
@@ -39,7 +39,7 @@ export async function chooseSession(
   }
   if (choice.continue) return (await latestSession(worktree))?.id;
   const id = choice.session;
-  if (id === undefined || await exists(sessionFile(worktree, id))) return id;
+  if (id === undefined || await sessionExists(worktree, id)) return id;
   const ranked = await closestSessions(worktree, id);
   const isTypo = (ranked[0]?.distance ?? Infinity) <= TYPO_DISTANCE;
   if (!GENERATED_ID.test(id) && !isTypo) return id;
@@ -54,14 +54,4 @@ export async function chooseSession(
 /** The most recently updated top-level session of `worktree`, if any. */
 export async function latestSession(worktree: string): Promise<SessionSummary | undefined> {
   return (await listSessions(worktree)).find((s) => !s.parent);
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.stat(path);
-    return true;
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return false;
-    throw error;
-  }
 }

@@ -8,14 +8,14 @@
  */
 import { AnswerError, recordAnswer, type RecordedAnswer } from "../engine/mod.ts";
 import {
-  listSessions,
+  closestSessions,
   openSession,
   type ParkedCall,
   type Session,
+  sessionExists,
   validateSessionId,
 } from "../session/mod.ts";
 import { formatActivity } from "../ui/format_activity.ts";
-import { editDistance } from "../config/mod.ts";
 import { EXIT, UsageError } from "./errors.ts";
 import { resolveWorktree } from "./resolve_worktree.ts";
 import type { Workspace } from "./workspace.ts";
@@ -104,10 +104,8 @@ async function openExisting(worktree: string, id: string, verb: string): Promise
   } catch (error) {
     throw new UsageError(`Cannot ${verb} session "${id}": ${(error as Error).message}`);
   }
-  const sessions = await listSessions(worktree);
-  if (!sessions.some((s) => s.id === id)) {
-    const closest = sessions.map((s) => s.id)
-      .sort((a, b) => editDistance(id, a) - editDistance(id, b)).slice(0, 3);
+  if (!(await sessionExists(worktree, id))) {
+    const closest = (await closestSessions(worktree, id)).slice(0, 3).map((s) => s.id);
     throw new UsageError(
       `Cannot ${verb} session "${id}": no such session in ${worktree}` +
         (closest.length ? `: did you mean ${closest.join(", ")}?` : ": replio sessions list"),

@@ -3,13 +3,13 @@
  * the worktree (`replio policy test`, `replio replay`).
  * @module
  */
-import { isSessionId, sessionFile } from "../session/mod.ts";
+import { sessionExists, sessionFile } from "../session/mod.ts";
 import { UsageError } from "./errors.ts";
 
 /** The file `given` names; a usage error (exit 2) when it names none. */
 export async function resolveSessionFile(worktree: string, given: string): Promise<string> {
   if (await isFile(given)) return given;
-  if (isSessionId(given) && await isFile(sessionFile(worktree, given))) {
+  if (await sessionExists(worktree, given)) {
     return sessionFile(worktree, given);
   }
   throw new UsageError(

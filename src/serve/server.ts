@@ -21,6 +21,7 @@ import {
   loadSession,
   openSession,
   type Session,
+  sessionExists,
   sessionsDir,
 } from "../session/mod.ts";
 import {
@@ -532,7 +533,7 @@ export class ReplioServer implements AsyncDisposable {
 
   async #existingSession(id: string): Promise<Session> {
     const { worktree, config } = this.#ws;
-    if (!isSessionId(id) || !(await listSessions(worktree)).some((s) => s.id === id)) {
+    if (!(await sessionExists(worktree, id))) {
       throw new HttpError(
         404,
         "not_found",

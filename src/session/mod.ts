@@ -38,6 +38,7 @@ export {
   isSessionId,
   newSessionId,
   newSubagentId,
+  sessionExists,
   sessionFile,
   sessionOutputsDir,
   sessionsDir,

@@ -105,3 +105,21 @@ function randomSuffix(): string {
   }
   return suffix;
 }
+
+/**
+ * Whether session `id` of `worktree` has a file: one `stat`, not a listing of every session.
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * assert.equal(await sessionExists(await Deno.makeTempDir(), "ses_none"), false);
+ * ```
+ */
+export async function sessionExists(worktree: string, id: string): Promise<boolean> {
+  if (!isSessionId(id)) return false;
+  try {
+    return (await Deno.stat(sessionFile(worktree, id))).isFile;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return false;
+    throw error;
+  }
+}
