@@ -111,14 +111,22 @@ async function resolveRunPermission(
   if (!Array.isArray(prefixes) || prefixes.length === 0) return ctx.base;
   const verdict = await checkBashAllow(String(args.command ?? ""), prefixes);
   if (!verdict.allowed) {
-    return { action: "deny", reason: `${verdict.reason}: ${nextStep(prefixes)}` };
+    return {
+      action: "deny",
+      reason: `${verdict.reason}: ${nextStep(prefixes)}`,
+      setting: "tool_permission.bash_allow",
+    };
   }
   const { cwd } = args;
   if (typeof cwd === "string" && !(await isInsideWorktree(cwd, ctx.worktree))) {
     return { ...ctx.base, reason: `bash_allow: cwd "${cwd}" is outside the worktree` };
   }
   // Covered: the list only restricts; whether it asks is still tool_permission.bash's call.
-  return { ...ctx.base, reason: `${ctx.base.reason}; bash_allow covers it` };
+  return {
+    ...ctx.base,
+    reason: `${ctx.base.reason}; bash_allow covers it`,
+    setting: "tool_permission.bash_allow",
+  };
 }
 
 /** Prefixes named in a denial; the rest are elided so the reason stays one line. */

@@ -7,12 +7,13 @@
  */
 import { AGENT_TYPES_SERVICE } from "../agents/mod.ts";
 import { listSessions, readRecordedCalls, type RecordedCall, sessionFile } from "../session/mod.ts";
-import type { Config, Setting } from "../config/mod.ts";
+import type { Config, ConfigKey, Setting } from "../config/mod.ts";
 import { settingLine } from "../config/setting_line.ts";
 import type { Action, PolicyStep } from "../tools/mod.ts";
 import { EXIT, UsageError } from "./errors.ts";
 import { resolveWorktree } from "./resolve_worktree.ts";
 import { resolveSessionFile } from "./session_files.ts";
+import { parseToolArguments } from "./tool.ts";
 import { openWorkspace, type Workspace } from "./workspace.ts";
 
 /** Options of `replio policy test`. */
@@ -197,15 +198,7 @@ export async function runPolicyExplain(
   json: string,
   options: PolicyExplainOptions,
 ): Promise<number> {
-  let args: unknown;
-  try {
-    args = JSON.parse(json);
-  } catch (error) {
-    throw new UsageError(
-      `Cannot explain ${name}: the arguments are not JSON (${(error as Error).message}): ` +
-        `pass one JSON object, e.g. '{"command":"ls"}'`,
-    );
-  }
+  const args = parseToolArguments(name, json);
   const ws = await openWorkspace({ path: options.path, mode: options.mode, trust: options.trust });
   let call;
   try {
@@ -222,20 +215,7 @@ export async function runPolicyExplain(
   );
   const steps: ExplainedStep[] = [];
   for (const step of trace) {
-    // A mode decided, not the base table: point at the mode.
-    const mode = /^mode (\S+)$/.exec(step.reason)?.[1];
-    if (mode) {
-      const configured = mode in (ws.config.get("modes") as Record<string, unknown>);
-      steps.push({
-        ...step,
-        from: configured ? await whereSet(ws.config, "modes") : `built-in mode ${mode}`,
-      });
-      continue;
-    }
-    // bash_allow's verdict comes from run_command's permission function but is a config key.
-    const key = step.key ??
-      (step.reason.startsWith("bash_allow") ? "tool_permission.bash_allow" : undefined);
-    steps.push(key ? { ...step, from: await whereSet(ws.config, key) } : step);
+    steps.push(step.key ? { ...step, from: await whereSet(ws.config, step.key) } : step);
   }
   const trust = ws.config.trust;
   const folder = trust.trusted
@@ -261,7 +241,12 @@ export async function runPolicyExplain(
 
 /** Where `key`'s effective value was set: `file:line`, `default`, `flag` or the file alone. */
 async function whereSet(config: Config, key: string): Promise<string> {
-  const found: Setting = config.setting(key as Parameters<Config["setting"]>[0]);
+  // A mode's entry (`modes.plan`) is set under the `modes` key, or is one of the built-in ones.
+  const mode = key.startsWith("modes.") ? key.slice("modes.".length) : null;
+  if (mode !== null && !(mode in (config.get("modes") as Record<string, unknown>))) {
+    return `built-in mode ${mode}`;
+  }
+  const found: Setting = config.setting((mode === null ? key : "modes") as ConfigKey);
   if (!found.file) return found.origin;
   const line = await settingLine(found.file, key);
   return line === null ? found.file : `${found.file}:${line}`;

@@ -33,16 +33,7 @@ export async function runToolCommand(
   json: string,
   options: ToolCommandOptions,
 ): Promise<number> {
-  let args: unknown;
-  try {
-    args = JSON.parse(json);
-  } catch (error) {
-    throw new UsageError(
-      `Cannot parse the arguments of "${name}": ${
-        (error as Error).message
-      }: pass one JSON object, e.g. '{"path":"README.md"}'`,
-    );
-  }
+  const args = parseToolArguments(name, json);
   if (typeof args !== "object" || args === null || Array.isArray(args)) {
     throw new UsageError(
       `Cannot use ${json} as arguments: pass one JSON object, e.g. '{"path":"README.md"}'`,
@@ -102,6 +93,19 @@ function checkArguments(registry: ToolRegistry, name: string, args: unknown): vo
     throw new UsageError(
       `Cannot run "${name}": ${error.message.replace(/: see the tool's parameters.*$/, "")}: ` +
         "`replio tools --json` lists every tool's parameters",
+    );
+  }
+}
+
+/** A tool's arguments as typed on the command line; bad JSON is a usage error (exit 2). */
+export function parseToolArguments(name: string, json: string): unknown {
+  try {
+    return JSON.parse(json);
+  } catch (error) {
+    throw new UsageError(
+      `Cannot parse the arguments of "${name}": ${
+        (error as Error).message
+      }: pass one JSON object, e.g. '{"path":"README.md"}'`,
     );
   }
 }

@@ -179,7 +179,10 @@ export class ToolPolicy implements Policy {
       step: "category",
       result: category.action,
       reason: category.reason,
-      key: `tool_permission.${tool.permission}`,
+      // A mode's entry decides when the mode names the key; the base table otherwise.
+      key: this.#modeKeys.has(tool.permission)
+        ? `modes.${this.mode}`
+        : `tool_permission.${tool.permission}`,
     });
     if (category.action === "deny") return category;
     const denied = denoDenial(tool, this.worktree, this.#modelHost);
@@ -221,7 +224,12 @@ export class ToolPolicy implements Policy {
         services,
       });
       result = typeof refined === "string" ? { action: refined, reason: "permission_fn" } : refined;
-      trace?.push({ step: "permission_fn", result: result.action, reason: result.reason });
+      trace?.push({
+        step: "permission_fn",
+        result: result.action,
+        reason: result.reason,
+        ...(result.setting ? { key: result.setting } : {}),
+      });
     }
     const unescalated = result.reason;
     const pathValue = tool.pathArg ? args[tool.pathArg] : undefined;

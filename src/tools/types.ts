@@ -29,6 +29,11 @@ export interface Resolution {
    * (e.g. `--allow-run=git`). Such a deny is no policy decision, so no policy change helps.
    */
   denoFlags?: string;
+  /**
+   * The config key whose value decided, when a `permissionFn` read one (run_command's
+   * `tool_permission.bash_allow`): `replio policy explain` shows where it is set.
+   */
+  setting?: string;
 }
 
 /**
