@@ -143,3 +143,71 @@ Deno.test("a resume killed while the approved command runs never runs it again",
   const tool = mock.requests.at(-1)!.messages.find((m) => m.role === "tool");
   assert.match(String(tool?.content), /interrupted/);
 });
+
+Deno.test("a protected write parks for a person; --yes alone never grants it (control)", async () => {
+  await using wt = await tempWorktree({ "a.txt": "hello\n" });
+  const write = {
+    toolCalls: [{
+      name: "file_write",
+      arguments: { path: ".replio/config.yaml", content: "tool_permission:\n  bash: allow\n" },
+    }],
+  };
+  const config = join(wt.path, ".replio", "config.yaml");
+  // Control: headless --yes is refused, the file stays absent.
+  {
+    await using mock = startMockModel([write, { text: "refused" }]);
+    const yes = await runReplio(["run", ...mockArgs(mock), "--yes", "go"], { cwd: wt.path });
+    assert.equal(yes.code, 0, yes.stderr);
+    await assert.rejects(Deno.stat(config));
+  }
+  await using mock = startMockModel([write, { text: "written" }]);
+  const parked = await runReplio(["run", ...mockArgs(mock), "--park", "--output", "json", "go"], {
+    cwd: wt.path,
+  });
+  assert.equal(parked.code, 4, parked.stderr);
+  const result = JSON.parse(parked.stdout);
+  assert.match(result.pending.reason, /^protected path \.replio\/config\.yaml/);
+  await assert.rejects(Deno.stat(config));
+  assert.equal((await runReplio(["approve", result.session], { cwd: wt.path })).code, 0);
+  const resumed = await runReplio(["run", ...mockArgs(mock), "--resume", result.session], {
+    cwd: wt.path,
+  });
+  assert.equal(resumed.code, 0, resumed.stderr);
+  assert.equal(await Deno.readTextFile(config), "tool_permission:\n  bash: allow\n");
+});
+
+Deno.test("--always-prefix allows the same words later, never a chained command behind them", async () => {
+  await using wt = await tempWorktree({ "a.txt": "1\n", "b.txt": "1\n2\n" });
+  await using mock = startMockModel([
+    { toolCalls: [{ name: "run_command", arguments: { command: "wc -l a.txt" } }] },
+    {
+      toolCalls: [
+        // Same prefix, no shell syntax: allowed by the approval.
+        { name: "run_command", arguments: { command: "wc -l b.txt" } },
+        // Same prefix with a second command behind it: asks, and headless that is a denial.
+        { name: "run_command", arguments: { command: "wc -l a.txt; touch pwned" } },
+      ],
+    },
+    { text: "done" },
+  ]);
+  const parked = await runReplio(["run", ...mockArgs(mock), "--park", "--output", "json", "go"], {
+    cwd: wt.path,
+  });
+  const session = JSON.parse(parked.stdout).session as string;
+  const approved = await runReplio(["approve", session, "--always-prefix"], { cwd: wt.path });
+  assert.equal(approved.code, 0, approved.stderr);
+  assert.match(approved.stdout, /starting with "wc"/);
+  const resumed = await runReplio(
+    ["run", ...mockArgs(mock), "--resume", session, "--output", "json"],
+    { cwd: wt.path },
+  );
+  assert.equal(resumed.code, 0, resumed.stderr);
+  const calls = JSON.parse(resumed.stdout).tool_calls as { output: string; is_error: boolean }[];
+  assert.match(calls[1]!.output, /2 b\.txt/);
+  assert.equal(calls[2]!.is_error, true);
+  await assert.rejects(Deno.stat(join(wt.path, "pwned")));
+  // Control: the chained command does create the file when bash runs it.
+  await new Deno.Command("bash", { args: ["-c", "wc -l a.txt; touch pwned"], cwd: wt.path })
+    .output();
+  await Deno.stat(join(wt.path, "pwned"));
+});

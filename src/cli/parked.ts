@@ -72,7 +72,7 @@ export async function answerParked(
   const { parked, prefix } = answered;
   const what = `${parked.call.call_id} (${describe(parked)})`;
   const more = prefix
-    ? `; later ${parked.call.tool} calls starting with "${prefix}" are allowed in this session`
+    ? `; later ${parked.call.tool} calls starting with "${prefix}" are allowed for the rest of this turn`
     : "";
   await Deno.stdout.write(
     new TextEncoder().encode(

@@ -257,7 +257,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .description("approve the call a `run --park` is waiting on (docs/approvals.md)")
     .argument("<session>", "session id")
     .option("--call <id>", "the parked call (default: the one waiting)")
-    .option("--always-prefix", "also allow later commands with the same prefix in this session")
+    .option("--always-prefix", "also allow later commands with the same prefix in the resumed turn")
     .option("--path <dir>", "worktree (default: the current directory)")
     .exitOverride()
     .action(async (session: string, options) => {

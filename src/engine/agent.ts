@@ -160,7 +160,9 @@ export class Agent {
         status = reply.finish === "length" ? "truncated" : "ok";
         break;
       }
-      const ran = await this.#runCalls(reply.calls, ctx, sink, result, null);
+      // A resumed turn's answers hold for its later rounds too (an approved command prefix).
+      const later = resume && { ...resume, calls: [], interrupted: new Set<string>() };
+      const ran = await this.#runCalls(reply.calls, ctx, sink, result, later);
       if (ran !== "done") {
         status = ran;
         break;
