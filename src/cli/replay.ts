@@ -13,7 +13,6 @@ import type { ChatMessage } from "../providers/types.ts";
 import { type RecordedReply, ReplayProvider } from "../providers/replay.ts";
 import {
   type NewRecord,
-  readRecordedCalls,
   readRecords,
   type SessionHeader,
   type SessionRecord,
@@ -26,7 +25,8 @@ import type { ConfirmAnswer, ConfirmRequest, Decision, Sink, TurnEvent } from ".
 import { createStyles, wantsColor } from "../ui/styles.ts";
 import { TerminalSink } from "../ui/terminal.ts";
 import { fileWriter } from "../ui/writer.ts";
-import { loadConfig } from "../config/mod.ts";
+import { type Config, loadConfig } from "../config/mod.ts";
+import { displayOf } from "../repl/mod.ts";
 import { EXIT } from "./errors.ts";
 import { resolveWorktree } from "./resolve_worktree.ts";
 import { resolveSessionFile } from "./session_files.ts";
@@ -178,7 +178,7 @@ async function replay(
   const ws = await openWorkspace({ path: runDir, mode: options.mode, trust: options.trust });
   const provider = new ReplayProvider(recording.header.model ?? "recorded");
   const log = new MemoryLog(recording.header.id);
-  const inner = options.show ? terminalSink() : null;
+  const inner = options.show ? terminalSink(ws.config) : null;
   const sink = new ReplaySink(recording.decisions, inner?.sink ?? null);
   for (const turn of recording.turns) {
     // Each turn answers ask-gated calls as its own run did (a REPL, --yes, denied, --park).
@@ -355,6 +355,7 @@ async function readRecording(file: string): Promise<Recording> {
   const turns: RecordedTurn[] = [];
   const results = new Map<string, { name: string; content: string }>();
   const approvals = new Map<string, ApprovalRecord>();
+  const decisions = new Map<string, Decision>();
   for await (const item of readRecords(file)) {
     if (item.kind !== "record") continue;
     const record: SessionRecord = item.record;
@@ -364,6 +365,12 @@ async function readRecording(file: string): Promise<Recording> {
     } else if (record.type === "turn_start") {
       turns.push({ prompt: record.prompt, replies: [], headless: undefined });
     } else if (record.type === "permission") {
+      // A parked call's first decision is "parked"; the one after its approval is what it got.
+      // (Sessions from before audit records named their call give none: a replay then grants
+      // no ask, never more than the recording did.)
+      if (record.call_id && !decisions.has(record.call_id)) {
+        decisions.set(record.call_id, record.decision);
+      }
       // The invoke pipeline notes how a headless run answered ("…; headless --yes").
       const turn = turns.at(-1);
       const answer = /; (headless --yes|headless|parked for approval)$/.exec(record.reason)?.[1];
@@ -384,13 +391,6 @@ async function readRecording(file: string): Promise<Recording> {
     throw new Deno.errors.InvalidData(
       `Cannot replay ${file}: it has no session header: is it a replio session file?`,
     );
-  }
-  const decisions = new Map<string, Decision>();
-  for await (const call of readRecordedCalls(file)) {
-    // A parked call's first decision is "parked"; the one after its approval is what it got.
-    if (call.permission && !decisions.has(call.id)) {
-      decisions.set(call.id, call.permission.decision);
-    }
   }
   return { header, turns, results, decisions, approvals };
 }
@@ -445,7 +445,7 @@ async function rewriteSession(
 }
 
 /** The REPL's renderer, for `--show`: each turn starts with the prompt as the person typed it. */
-function terminalSink(): { sink: TerminalSink; begin: (prompt: string) => void } {
+function terminalSink(config: Config): { sink: TerminalSink; begin: (prompt: string) => void } {
   const out = fileWriter(Deno.stdout);
   const styles = createStyles(wantsColor(Deno.stdout));
   const sink = new TerminalSink({
@@ -453,14 +453,8 @@ function terminalSink(): { sink: TerminalSink; begin: (prompt: string) => void }
     styles,
     width: () => Deno.stdout.isTerminal() ? Deno.consoleSize().columns : 80,
     animate: false,
-    display: {
-      toolStatusVisible: true,
-      glyphLines: true,
-      glyphParams: true,
-      showErrors: true,
-      showNotes: true,
-      showThinking: false,
-    },
+    // The REPL's own display settings, so the demo looks as the user's REPL does.
+    display: displayOf(config),
     // Confirmations are answered from the recording: nothing is ever read from a person.
     prompter: { question: () => Promise.resolve({ kind: "eof" }) },
     onInterrupt: () => {},

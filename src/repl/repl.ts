@@ -629,7 +629,7 @@ const NO_MODEL_HINT = "Set one with /config base_url http://HOST:PORT/v1 and /co
   `(or OPENAI_BASE_URL); ${WITHOUT_MODEL}`;
 
 /** The display keys of the config, as the terminal renderer takes them. */
-function displayOf(config: Config): TerminalDisplay {
+export function displayOf(config: Config): TerminalDisplay {
   return {
     toolStatusVisible: config.get("tool_status_visible"),
     glyphLines: config.get("glyph_lines"),
