@@ -30,36 +30,21 @@ const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, asy
 });
 const baseUrl = `http://127.0.0.1:${server.addr.port}/v1`;
 
+// Both take the same headless command line (ref-agent.mjs has replio's).
+const runArgs = [
+  "run",
+  "--base-url",
+  baseUrl,
+  "--model",
+  "m",
+  "--yes",
+  "--output",
+  "json",
+  "BENCH",
+];
 const agents: Record<string, string[]> = {
-  replio: [
-    Deno.execPath(),
-    "run",
-    "--no-prompt",
-    "-A",
-    MAIN,
-    "run",
-    "--base-url",
-    baseUrl,
-    "--model",
-    "m",
-    "--yes",
-    "--output",
-    "json",
-    "BENCH",
-  ],
-  refagent: [
-    "node",
-    REF,
-    "run",
-    "--base-url",
-    baseUrl,
-    "--model",
-    "m",
-    "--yes",
-    "--output",
-    "json",
-    "BENCH",
-  ],
+  replio: [Deno.execPath(), "run", "--no-prompt", "-A", MAIN, ...runArgs],
+  refagent: ["node", REF, ...runArgs],
 };
 
 const work = await Deno.makeTempDir({ prefix: "replio-first-request-" });

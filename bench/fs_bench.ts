@@ -19,6 +19,7 @@ import { createGrep } from "../plugins/core-fs/grep.ts";
 import { readFile } from "../plugins/core-fs/file_read.ts";
 import { Config } from "../src/config/mod.ts";
 import { createToolContext } from "../src/tools/mod.ts";
+import { seededRandom } from "../tests/support/seeded_random.ts";
 
 const DATA_DIR = "/tmp/replio_fs_bench";
 const TREE_DIRS = 200;
@@ -37,18 +38,6 @@ const WORDS = (
   "length offset cursor window matrix vector scalar tensor kernel driver module package"
 ).split(" ");
 
-/** A small deterministic generator (mulberry32), so every run searches the same bytes. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** One source-like line; about one line in 400 calls a `*_handler(` function (the regex target). */
 function sourceLine(next: () => number): string {
   const pick = () => WORDS[Math.floor(next() * WORDS.length)]!;
@@ -62,7 +51,7 @@ function sourceLine(next: () => number): string {
 
 /** Writes the tree: 200 folders of 100 files, a `.gitignore`d build folder, rare needles. */
 async function generateTree(root: string): Promise<{ files: number; bytes: number }> {
-  const next = random(42);
+  const next = seededRandom(42);
   const encoder = new TextEncoder();
   let files = 0;
   let bytes = 0;

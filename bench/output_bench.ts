@@ -20,6 +20,7 @@ import { runCommand } from "../plugins/core-exec/run_command.ts";
 import { createGrep } from "../plugins/core-fs/grep.ts";
 import { Config } from "../src/config/mod.ts";
 import { createToolContext, OUTPUT_STORE_SERVICE, OutputStore } from "../src/tools/mod.ts";
+import { seededRandom } from "../tests/support/seeded_random.ts";
 
 const DATA_DIR = "/tmp/replio_output_bench";
 const RESULTS = new URL("./results/output.md", import.meta.url).pathname;
@@ -42,23 +43,12 @@ const WORKLOADS = [
   },
 ];
 
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /**
  * 5,000 source-like files; about one line in 200 calls a `*_handler(` function, and one file
  * in 100 holds a `needle_marker` line (the search whose first results take a real search).
  */
 async function generateTree(root: string): Promise<number> {
-  const next = random(7);
+  const next = seededRandom(7);
   const words = "alpha beta gamma delta request response parser token stream buffer".split(" ");
   const pick = () => words[Math.floor(next() * words.length)]!;
   let bytes = 0;

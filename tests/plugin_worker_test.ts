@@ -85,8 +85,10 @@ function privateCache(worktree: string): Disposable {
 /** A server on 127.0.0.1 that counts its requests. */
 function serve(body: string) {
   const state = { hits: 0 };
+  const { promise: firstHit, resolve } = Promise.withResolvers<void>();
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, () => {
     state.hits++;
+    resolve();
     return new Response(body);
   });
   return {
@@ -94,6 +96,8 @@ function serve(body: string) {
     get hits() {
       return state.hits;
     },
+    /** Resolves at the first request: a plugin's handler announcing that it runs. */
+    firstHit,
     [Symbol.asyncDispose]: () => server.shutdown(),
   };
 }
@@ -212,19 +216,14 @@ Deno.test("tool_timeout ends a stuck plugin call, and the Worker restarts for th
 });
 
 Deno.test("SIGINT ends a stuck plugin call: replio tool exits 130", async () => {
-  let started!: () => void;
-  const handlerRan = new Promise<void>((resolve) => started = resolve);
-  await using announce = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, () => {
-    started();
-    return new Response("ok");
-  });
+  await using announce = serve("ok");
   await using wt = await tempWorktree({
     "hang.js": HANG_PLUGIN(`127.0.0.1:${announce.addr.port}`),
     ".replio/config.yaml": "plugins: [hang.js]\n",
   });
   const env = pluginCacheEnv(join(wt.path, ".cache"));
   const child = replioCommand(["tool", "hang", "{}", "--trust"], { cwd: wt.path, env }).spawn();
-  await handlerRan;
+  await announce.firstHit;
   child.kill("SIGINT");
   const guard = setTimeout(() => child.kill("SIGKILL"), 10_000);
   const { code, stdout } = await child.output();
@@ -298,12 +297,7 @@ export const plugin = { name: "p", tools: [{ spec: { name: "peek", description: 
 });
 
 Deno.test("SIGTERM ends a turn stuck in a plugin call: replio run exits 130", async () => {
-  let started!: () => void;
-  const handlerRan = new Promise<void>((resolve) => started = resolve);
-  await using announce = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, () => {
-    started();
-    return new Response("ok");
-  });
+  await using announce = serve("ok");
   await using wt = await tempWorktree({
     "hang.js": HANG_PLUGIN(`127.0.0.1:${announce.addr.port}`),
     ".replio/config.yaml": "plugins: [hang.js]\ntool_permission:\n  web: allow\n",
@@ -313,7 +307,7 @@ Deno.test("SIGTERM ends a turn stuck in a plugin call: replio run exits 130", as
     ["run", "--trust", "--base-url", mock.baseUrl, "--model", "mock-model", "hang please"],
     { cwd: wt.path, env: pluginCacheEnv(join(wt.path, ".cache")) },
   ).spawn();
-  await handlerRan;
+  await announce.firstHit;
   child.kill("SIGTERM");
   const guard = setTimeout(() => child.kill("SIGKILL"), 10_000);
   const { code } = await child.output();

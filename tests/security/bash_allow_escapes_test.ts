@@ -14,6 +14,7 @@ import { checkBashAllow } from "../../plugins/core-exec/bash_allow.ts";
 import type { PermissionRecord } from "../../src/tools/mod.ts";
 import { runReplio } from "../support/replio_process.ts";
 import { invokeInWorktree, type TempWorktree, tempWorktree } from "../support/worktree.ts";
+import { seededRandom } from "../support/seeded_random.ts";
 
 /** The file every escape tries to create. */
 const MARKER = "pwned";
@@ -237,18 +238,6 @@ const GENERATED_ARGS = [
   ...["; }", ")", "; then ls; fi", "; done", "${x:=1}", "$((1))", "> x", "&", "$(touch x)"],
 ];
 const GENERATED_OPERATORS = [" ; ", " && ", " || ", " | "];
-
-/** mulberry32: the same lines on every run. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function generatedLines(count: number): string[] {
   const next = seededRandom(11);

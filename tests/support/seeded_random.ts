@@ -1,0 +1,24 @@
+/**
+ * A small deterministic generator (mulberry32): benches and generated test corpora that must
+ * be the same bytes on every run.
+ * @module
+ */
+
+/**
+ * Numbers in [0, 1), the same sequence for the same seed.
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * assert.equal(seededRandom(7)(), seededRandom(7)());
+ * ```
+ */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
