@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { type DocExample, extractExamples, matchShape } from "./support/doc_examples.ts";
 import { startMockModel } from "./support/mock_model.ts";
-import { MAIN, runReplio } from "./support/replio_process.ts";
+import { childEnv, MAIN, runReplio } from "./support/replio_process.ts";
 import { tempWorktree } from "./support/worktree.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
@@ -109,14 +109,7 @@ async function runCommand(example: DocExample, command: string, situation: Situa
     args: ["-c", `replio() { ${replio} "$@"; }; ${command} 2>&1`],
     cwd: situation.cwd,
     clearEnv: true,
-    env: {
-      HOME: Deno.env.get("HOME") ?? "",
-      PATH: Deno.env.get("PATH") ?? "",
-      NO_COLOR: "1",
-      RUST_BACKTRACE: "0",
-      DENO_NO_UPDATE_CHECK: "1",
-      ...situation.env,
-    },
+    env: childEnv(situation.cwd, situation.env),
     stdin: "null",
     stdout: "piped",
   }).output();

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { SANDBOX_RECIPES } from "../src/cli/sandbox_recipes.ts";
 import { startMockModel } from "./support/mock_model.ts";
-import { runReplio } from "./support/replio_process.ts";
+import { childEnv, runReplio } from "./support/replio_process.ts";
 import { type TempWorktree, tempWorktree } from "./support/worktree.ts";
 
 interface Listing {
@@ -311,13 +311,7 @@ Deno.test("deno task sandbox:review runs the recipe in the folder it is started 
     ],
     cwd: wt.path,
     clearEnv: true,
-    env: {
-      HOME: Deno.env.get("HOME") ?? "",
-      PATH: Deno.env.get("PATH") ?? "",
-      XDG_CONFIG_HOME: join(wt.path, ".xdg"),
-      NO_COLOR: "1",
-      DENO_NO_UPDATE_CHECK: "1",
-    },
+    env: childEnv(wt.path),
     stdout: "piped",
     stderr: "piped",
   }).output();

@@ -27,20 +27,29 @@ export interface ReplioOutput {
   stderr: string;
 }
 
+/**
+ * The whole environment a replio child gets: HOME (Deno's module cache) and PATH from this
+ * process, a private global config folder `<cwd>/.xdg`, no colour, no backtraces, no update check.
+ */
+export function childEnv(cwd: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    HOME: Deno.env.get("HOME") ?? "",
+    PATH: Deno.env.get("PATH") ?? "",
+    XDG_CONFIG_HOME: join(cwd, ".xdg"),
+    NO_COLOR: "1",
+    RUST_BACKTRACE: "0",
+    DENO_NO_UPDATE_CHECK: "1",
+    ...extra,
+  };
+}
+
 /** The command for `replio ...args`; global config lives in `<cwd>/.xdg` unless `env` says. */
 export function replioCommand(args: string[], options: ReplioProcessOptions): Deno.Command {
   return new Deno.Command(Deno.execPath(), {
     args: ["run", "--no-prompt", ...(options.denoFlags ?? ["-A"]), MAIN, ...args],
     cwd: options.cwd,
     clearEnv: true,
-    env: {
-      HOME: Deno.env.get("HOME") ?? "",
-      PATH: Deno.env.get("PATH") ?? "",
-      XDG_CONFIG_HOME: join(options.cwd, ".xdg"),
-      NO_COLOR: "1",
-      RUST_BACKTRACE: "0",
-      ...options.env,
-    },
+    env: childEnv(options.cwd, options.env),
     stdin: options.stdin === undefined ? "null" : "piped",
     stdout: "piped",
     stderr: "piped",
