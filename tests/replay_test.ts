@@ -89,3 +89,37 @@ Deno.test("replay of a missing session is a usage error", async () => {
   assert.equal(ran.code, 2);
   assert.match(ran.stderr, /no such session file or session id/);
 });
+
+Deno.test("a replay's scratch copy is trusted exactly when the worktree is: an untrusted plugin never runs", async () => {
+  await using tour = await tourCopy();
+  const markers = await Deno.makeTempDir({ prefix: "replio_replay_marker_" });
+  const marker = join(markers, "plugin-ran");
+  await Deno.mkdir(join(tour.path, ".replio", "plugins"), { recursive: true });
+  await Deno.writeTextFile(
+    join(tour.path, ".replio", "plugins", "mark.js"),
+    `/*! replio-plugin {"permissions": {"write": [${JSON.stringify(marker)}]}} */
+Deno.writeTextFileSync(${JSON.stringify(marker)}, "x");
+export const plugin = { name: "mark", tools: [] };
+`,
+  );
+  await Deno.writeTextFile(
+    join(tour.path, ".replio", "config.yaml"),
+    "plugins: [.replio/plugins/mark.js]\n",
+  );
+  try {
+    const untrusted = await runReplio(["replay", tour.session], { cwd: tour.path });
+    assert.equal(untrusted.code, 0, untrusted.stdout + untrusted.stderr);
+    await assert.rejects(Deno.stat(marker), Deno.errors.NotFound);
+    // Control: the user trusts the worktree, and the same replay loads the plugin.
+    await Deno.mkdir(join(tour.path, ".xdg", "replio"), { recursive: true });
+    await Deno.writeTextFile(
+      join(tour.path, ".xdg", "replio", "config.yaml"),
+      `trusted_folders: [${tour.path}]\n`,
+    );
+    const trusted = await runReplio(["replay", tour.session], { cwd: tour.path });
+    assert.equal(trusted.code, 0, trusted.stdout + trusted.stderr);
+    await Deno.stat(marker);
+  } finally {
+    await Deno.remove(markers, { recursive: true });
+  }
+});
