@@ -33,12 +33,25 @@ async function documentedServers(): Promise<Record<string, { command: string; ar
   return servers;
 }
 
-/** Fetches the reference servers once, so no test spends its connect time downloading. */
-const cached = new Deno.Command(Deno.execPath(), {
-  args: ["cache", EVERYTHING, FILESYSTEM],
+/**
+ * Fetches the reference servers once, so no test spends its connect time downloading. Without
+ * this repository's config and lockfile, as the servers themselves run (from a worktree with
+ * neither): resolved through deno.lock, the cache would hold the packages but not the registry
+ * metadata the servers' own resolution reads, and each server start would go to the network.
+ * This process has the machine's proxy and CA settings; replio's children in these tests do not.
+ */
+const caching = new Deno.Command(Deno.execPath(), {
+  args: ["cache", "--no-config", EVERYTHING, FILESYSTEM],
   stdout: "null",
-  stderr: "null",
+  stderr: "piped",
 }).output();
+
+/** Waits for the servers' download; a failed one fails the test with deno's own words. */
+async function cached(): Promise<void> {
+  const out = await caching;
+  const stderr = new TextDecoder().decode(out.stderr).trim().split("\n").slice(-5).join("\n");
+  assert.ok(out.success, `deno cache of the reference servers failed:\n${stderr}`);
+}
 
 /**
  * A worktree whose local config is `config`, with its own global config folder, in which the user
@@ -77,16 +90,37 @@ async function sdkClient(wt: { path: string; env: Record<string, string> }, args
   return Object.assign(client, { [Symbol.asyncDispose]: () => client.close() });
 }
 
-/** Resolves once `tools/list` holds `name`, listing again after each `tools/list_changed`. */
-async function untilListed(client: Awaited<ReturnType<typeof sdkClient>>, name: string) {
+/**
+ * Resolves once `tools/list` holds `name`, listing again after each `tools/list_changed`; fails
+ * after `seconds` with what was listed, so a server that never comes up fails the test instead
+ * of hanging the run.
+ */
+async function untilListed(
+  client: Awaited<ReturnType<typeof sdkClient>>,
+  name: string,
+  seconds = 60,
+) {
   const { ToolListChangedNotificationSchema } = await loadMcpSdk();
   let changed = Promise.withResolvers<void>();
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => changed.resolve());
-  for (;;) {
-    const pending = changed.promise;
-    if ((await client.listTools()).tools.some((t) => t.name === name)) return;
-    await pending;
-    changed = Promise.withResolvers();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<"late">((resolve) =>
+    timer = setTimeout(() => resolve("late"), seconds * 1000)
+  );
+  try {
+    for (;;) {
+      const pending = changed.promise;
+      const { tools } = await client.listTools();
+      if (tools.some((t) => t.name === name)) return;
+      if (await Promise.race([pending, late]) === "late") {
+        throw new Error(
+          `${name} not listed within ${seconds} s; listed: ${tools.map((t) => t.name).join(", ")}`,
+        );
+      }
+      changed = Promise.withResolvers();
+    }
+  } finally {
+    clearTimeout(timer);
   }
 }
 
@@ -150,17 +184,33 @@ function rawMcp(cwd: string, env: Record<string, string>, args: string[]) {
     writer,
     send: (message: Record<string, unknown>) =>
       writer.write(new TextEncoder().encode(JSON.stringify({ jsonrpc: "2.0", ...message }) + "\n")),
-    /** The next message `wanted` picks; earlier ones are dropped. */
-    async next(wanted: (message: Record<string, unknown>) => boolean) {
+    /**
+     * The next message `wanted` picks; earlier ones are dropped. Fails after `seconds` with the
+     * messages it dropped, so a message that never comes fails the test instead of hanging it.
+     */
+    async next(wanted: (message: Record<string, unknown>) => boolean, seconds = 60) {
+      const dropped: string[] = [];
+      const deadline = Date.now() + seconds * 1000;
       for (;;) {
         let end: number;
         while ((end = buffer.indexOf("\n")) !== -1) {
-          const message = JSON.parse(buffer.slice(0, end));
+          const line = buffer.slice(0, end);
           buffer = buffer.slice(end + 1);
+          const message = JSON.parse(line);
           if (wanted(message)) return message as Record<string, unknown>;
+          dropped.push(line);
         }
-        const read = await lines.read();
-        if (read.done) throw new Error("replio mcp ended before the message came");
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const late = new Promise<"late">((resolve) =>
+          timer = setTimeout(() => resolve("late"), Math.max(0, deadline - Date.now()))
+        );
+        const read = await Promise.race([lines.read(), late]).finally(() => clearTimeout(timer));
+        if (read === "late" || read.done) {
+          throw new Error(
+            `${read === "late" ? `no such message within ${seconds} s` : "replio mcp ended"}; ` +
+              `messages before it: ${dropped.join("\n") || "none"}`,
+          );
+        }
         buffer += read.value;
       }
     },
@@ -232,7 +282,12 @@ Deno.test("replio mcp answers an unknown tool with -32602, bad params readably, 
 
   // The client goes away while call 2 runs: replio cancels it, waits for it to end, exits 0.
   // A heartbeat: the command has been running for a while.
-  await mcp.next((message) => message.method === "notifications/progress");
+  const beat = await mcp.next((m) => m.method === "notifications/progress" || m.id === 2);
+  assert.equal(
+    beat.method,
+    "notifications/progress",
+    `call 2 ended early: ${JSON.stringify(beat)}`,
+  );
   assert.ok(existsSync(join(wt.path, "pid.txt")));
   await mcp.writer.close();
   const status = await mcp.child.status;
@@ -246,7 +301,7 @@ Deno.test("replio mcp answers an unknown tool with -32602, bad params readably, 
 });
 
 Deno.test("server-everything, configured as docs/mcp.md shows: a result that reads Error: but is no error succeeds", async () => {
-  await cached;
+  await cached();
   const { everything } = await documentedServers();
   await using wt = await mcpWorktree({ mcp_servers: { everything }, mcp_startup_wait: 30 });
   const annotated = await wt.replio(
@@ -272,7 +327,7 @@ Deno.test("server-everything, configured as docs/mcp.md shows: a result that rea
 });
 
 Deno.test("server-everything's task-only tool runs as an MCP task through replio mcp, its status forwarded as progress", async () => {
-  await cached;
+  await cached();
   const { everything } = await documentedServers();
   await using wt = await mcpWorktree({
     mcp_servers: { everything },
@@ -298,7 +353,7 @@ Deno.test("server-everything's task-only tool runs as an MCP task through replio
 });
 
 Deno.test("server-filesystem, configured as docs/mcp.md shows, lists a directory through replio tool", async () => {
-  await cached;
+  await cached();
   const { files } = await documentedServers();
   await using wt = await mcpWorktree({ mcp_servers: { files }, mcp_startup_wait: 30 }, {
     "notes.txt": "hi\n",
@@ -434,7 +489,7 @@ async function processesIn(cwd: string, text: string): Promise<number[]> {
 }
 
 Deno.test("server-filesystem killed under replio mcp is restarted on the next call", async () => {
-  await cached;
+  await cached();
   const { files } = await documentedServers();
   await using wt = await mcpWorktree({
     mcp_servers: { files },

@@ -12,8 +12,8 @@ import { stripVTControlCharacters } from "node:util";
 import type { Config, ConfigValue } from "../config/mod.ts";
 import {
   bwrapArgs,
+  childEnv,
   type JsonSchema,
-  keptEnv,
   type SandboxPlan,
   type ToolArgs,
   type ToolContext,
@@ -54,7 +54,7 @@ export interface ConnectOptions {
   version: string;
   /** Receives one message per server that failed or tool that was skipped. */
   warn: (message: string) => void;
-  /** Decides which of replio's variables servers inherit (`shell_env.keep`). */
+  /** Decides which of replio's variables servers inherit (secrets withheld, `shell_env.keep`). */
   config: Config;
   /** Set when `sandbox.mcp` is on: servers start inside this OS sandbox (docs/sandbox.md). */
   sandbox?: SandboxPlan | undefined;
@@ -340,9 +340,10 @@ class ServerConnection {
       args: boxed
         ? [...await bwrapArgs(sandbox, cwd), this.config.command, ...this.config.args ?? []]
         : this.config.args ?? [],
-      // The SDK adds only HOME, LOGNAME, PATH, SHELL, TERM and USER of replio's own variables;
-      // names in shell_env.keep come too, and the server's own configured env wins.
-      env: { ...keptEnv(this.options.config), ...this.config.env },
+      // What commands get (replio's environment less its secrets), so a server that npx or
+      // deno fetches sees the proxy and CA settings (HTTPS_PROXY, SSL_CERT_FILE) it needs; the
+      // server's own configured env wins.
+      env: childEnv(this.options.config, this.config.env ?? {}),
       cwd,
       // Piped, not inherited: a server's logs would land in the REPL or in `replio mcp`'s
       // client; the tail explains a failed start.

@@ -29,7 +29,7 @@ export {
   OUTPUT_STORE_SERVICE,
   type OutputStore,
 } from "../tools/output_store.ts";
-export { apiKeyEnvNames, childEnv, isWithheld, keptEnv } from "./child_env.ts";
+export { apiKeyEnvNames, childEnv, isWithheld } from "./child_env.ts";
 export { runSandboxed, type SandboxedResult } from "./run_sandboxed.ts";
 export { bwrapArgs, commandIsolation, planSandbox, type SandboxPlan } from "./sandbox_bwrap.ts";
 

@@ -87,11 +87,8 @@ export function childEnv(
   return { ...env, ...keptEnv(config), ...extra };
 }
 
-/**
- * Only the variables `shell_env.keep` names that are set: what an MCP server gets beyond the
- * SDK's short list of safe ones (HOME, PATH, …) and its own configured `env`.
- */
-export function keptEnv(config: Config): Record<string, string> {
+/** The variables `shell_env.keep` names that are set (and that replio may read). */
+function keptEnv(config: Config): Record<string, string> {
   const kept: Record<string, string> = {};
   for (const name of config.get("shell_env.keep")) {
     const value = readVariable(name);

@@ -24,28 +24,46 @@ export interface SandboxPlan {
   problem?: string;
 }
 
-let usable: boolean | undefined;
+let probed: { usable: boolean; reason: string } | undefined;
 
 /**
- * Whether bubblewrap runs here (installed, and user namespaces allowed). Probed once per
- * process, synchronously because the policy asks while listing tools; about 20 ms.
+ * Whether bubblewrap runs here (installed, user namespaces allowed, and every mount the real
+ * sandbox makes permitted). The probe runs the exact argv a command gets, around a scratch
+ * worktree, so a container that allows user namespaces but refuses, say, a tmpfs is caught
+ * here and not at the first command. Probed once per process, synchronously because the
+ * policy asks while listing tools; about 20 ms.
  */
 export function bwrapUsable(): boolean {
-  if (usable !== undefined) return usable;
-  if (Deno.build.os !== "linux") return usable = false;
+  return probeBwrap().usable;
+}
+
+/** Why bubblewrap cannot run here (bwrap's own words), or "" when it can. */
+export function bwrapProblem(): string {
+  return probeBwrap().reason;
+}
+
+function probeBwrap(): { usable: boolean; reason: string } {
+  if (probed) return probed;
+  if (Deno.build.os !== "linux") return probed = { usable: false, reason: "not Linux" };
+  let scratch: string | undefined;
   try {
+    scratch = Deno.makeTempDirSync({ prefix: "replio_bwrap_probe_" });
+    const plan = { kind: "bwrap", network: false, worktree: scratch, label: "" } as const;
     const probe = new Deno.Command("bwrap", {
-      args: ["--ro-bind", "/", "/", "--dev", "/dev", "--unshare-net", "true"],
+      args: [...sandboxArgv(plan, scratch, []), "true"],
       stdin: "null",
       stdout: "null",
-      stderr: "null",
+      stderr: "piped",
     }).outputSync();
-    usable = probe.success;
-  } catch {
+    const reason = new TextDecoder().decode(probe.stderr).trim().split("\n")[0] ?? "";
+    probed = { usable: probe.success, reason: probe.success ? "" : reason || `exit ${probe.code}` };
+  } catch (error) {
     // Not installed, or replio may not run it: either way no sandbox.
-    usable = false;
+    probed = { usable: false, reason: error instanceof Error ? error.message : String(error) };
+  } finally {
+    if (scratch) Deno.removeSync(scratch, { recursive: true });
   }
-  return usable;
+  return probed;
 }
 
 /** The label of a bwrap run, e.g. `bwrap(net=off, write=worktree)`. */
@@ -63,8 +81,9 @@ export function planSandbox(config: Config, worktree: string): SandboxPlan {
   if (setting === "auto") return none;
   return {
     ...none,
-    problem: `Cannot run commands: sandbox.mode is "bwrap" but bubblewrap cannot run here: ` +
-      `install it (apt-get install bubblewrap) or set sandbox.mode to auto or off`,
+    problem: `Cannot run commands: sandbox.mode is "bwrap" but bubblewrap cannot run here ` +
+      `(${bwrapProblem()}): install it (apt-get install bubblewrap) or set sandbox.mode to ` +
+      `auto or off`,
   };
 }
 
@@ -76,17 +95,30 @@ export function commandIsolation(config: Config, worktree: string): string {
 /**
  * The argv prefix that runs a program inside the sandbox, ending in `--`: read-only root, the
  * worktree bound read-write with its protected folders read-only again, a private `/tmp`, a
- * fresh `/dev` and `/proc`, no network unless planned, and the sandbox dies with replio.
+ * fresh `/dev`, no network unless planned, and the sandbox dies with replio.
  */
 export async function bwrapArgs(plan: SandboxPlan, cwd: string): Promise<string[]> {
+  const present: string[] = [];
+  for (const dir of PROTECTED_DIRS) {
+    const path = join(plan.worktree, dir);
+    // A missing folder cannot be bound; a `.git` file (linked worktree) is protected the same.
+    if (await exists(path)) present.push(path);
+  }
+  return sandboxArgv(plan, cwd, present);
+}
+
+/**
+ * The argv itself, given which protected folders exist. `/proc` is not mounted afresh: without
+ * a PID namespace a new procfs shows the same processes, the read-only root already holds the
+ * host's (read-only, which is stricter), and container runtimes often refuse a procfs mount.
+ */
+function sandboxArgv(plan: SandboxPlan, cwd: string, protectedPaths: string[]): string[] {
   const args = [
     "--ro-bind",
     "/",
     "/",
     "--dev",
     "/dev",
-    "--proc",
-    "/proc",
     "--tmpfs",
     "/tmp",
     // After the tmpfs, so a worktree under /tmp is bound over it again.
@@ -97,11 +129,7 @@ export async function bwrapArgs(plan: SandboxPlan, cwd: string): Promise<string[
   // A confirmed cwd outside the worktree stays readable, even under the private /tmp.
   const rel = relative(plan.worktree, cwd);
   if (rel.startsWith("..") || isAbsolute(rel)) args.push("--ro-bind", cwd, cwd);
-  for (const dir of PROTECTED_DIRS) {
-    const path = join(plan.worktree, dir);
-    // A missing folder cannot be bound; a `.git` file (linked worktree) is protected the same.
-    if (await exists(path)) args.push("--ro-bind", path, path);
-  }
+  for (const path of protectedPaths) args.push("--ro-bind", path, path);
   if (!plan.network) args.push("--unshare-net");
   args.push("--die-with-parent", "--chdir", cwd, "--");
   return args;
