@@ -218,6 +218,34 @@ Deno.test("repl reads plain lines without a terminal and writes no escape codes"
   assert.ok(!text.includes("\x1b"), "no escape codes");
 });
 
+Deno.test("repl without a terminal prints a page of a kept output and the command for the next", async () => {
+  await using wt = await tempWorktree({
+    ".replio/config.yaml": "tool_permission:\n  bash: allow\n",
+  });
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--no-prompt", MAIN, "--trust", "--base-url", "http://127.0.0.1:9/v1"],
+    cwd: wt.path,
+    clearEnv: true,
+    env: { ...passEnv("PATH", "HOME", "DENO_DIR"), XDG_CONFIG_HOME: join(wt.path, ".test-xdg") },
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  await writer.write(
+    new TextEncoder().encode('/tool run_command {"command":"seq 1 500"}\n/output o1 250\n'),
+  );
+  await writer.close();
+  const { code, stdout } = await child.output();
+  const text = new TextDecoder().decode(stdout);
+  assert.equal(code, 0);
+  assert.match(
+    text,
+    /\n250\n251\n[\s\S]*\n289\no1: lines 250–289 of 500 · \/output o1 290 for more/,
+  );
+  assert.ok(!text.includes("\x1b"), "no pager, no escape codes");
+});
+
 Deno.test("repl Ctrl-C during a running tool kills its process group and cancels the turn", async () => {
   const marker = `sleep 37.${Math.floor(Math.random() * 1e6)}`;
   await using env = await setup([
@@ -437,7 +465,27 @@ Deno.test("repl shows a running command's output live, and /output pages the who
   await repl.waitFor(/… \d+ more lines/);
   await repl.enter("/output");
   await repl.waitFor("Kept outputs: o1 (/output ID to read one)");
+  // The pager, on the alternate screen: 39 lines and its status line in a 40-row window.
   await repl.enter("/output o1 250");
-  await repl.waitFor(/o1: lines 250–\d+ of 500 · \/output o1 \d+ for more/);
-  assert.match(await repl.screen(), /\n250\n251\n/);
+  const opened = await repl.waitFor(/o1: lines 250–288 of 500 \(57%\)/);
+  assert.match(opened, /^250\n251$/m);
+  assert.doesNotMatch(opened, /Kept outputs/, "the REPL's screen is set aside while paging");
+  await repl.keys("G");
+  await repl.waitFor(/o1: lines 462–500 of 500 \(end\)/);
+  // Searching forward from the top: the first line holding "42", then the next.
+  await repl.keys("g");
+  await repl.type("/42");
+  await repl.waitFor(/^\/42 *$/m);
+  await repl.keys("Enter");
+  await repl.waitFor(/o1: lines 42–80 of 500/);
+  await repl.keys("n");
+  await repl.waitFor(/o1: lines 142–180 of 500/);
+  await repl.type("/nowhere");
+  await repl.keys("Enter");
+  await repl.waitFor('"nowhere" not found from line 143 on');
+  await repl.keys("q");
+  // Back where it was: the REPL's own screen, and a prompt that takes the next command.
+  await repl.waitFor("Kept outputs: o1 (/output ID to read one)");
+  await repl.enter("/output o9");
+  await repl.waitFor('No output "o9" in this session: the kept ones are o1');
 });

@@ -8,6 +8,7 @@ import type { Session } from "../session/mod.ts";
 import type { SessionApprovals, ToolPolicy, ToolRegistry } from "../tools/mod.ts";
 import type { Styles } from "../ui/styles.ts";
 import type { TerminalSink } from "../ui/terminal.ts";
+import type { PagerTerminal } from "./output_pager.ts";
 
 /** One slash command: a row of the command table. */
 export interface SlashCommand {
@@ -76,6 +77,8 @@ export interface ReplContext {
   sendMessage(text: string): Promise<void>;
   /** Summarises older turns; null when there is too little to fold. Throws without a model. */
   compact(signal: AbortSignal): Promise<string | null>;
+  /** The terminal for a full-screen pager; null without one (output is printed instead). */
+  pagerTerminal(): PagerTerminal | null;
   /** Clears the terminal screen (a no-op without a terminal). */
   clearScreen(): void;
   /** Ends the REPL after this command. */

@@ -1,10 +1,12 @@
 /**
- * `/output [ID [LINE]]`: the full outputs this session kept when results were cut, paged in the
- * terminal a screen at a time (`/output o7 201` goes on from line 201).
+ * `/output [ID [LINE]]`: the full outputs this session kept when results were cut. In a
+ * terminal one opens in the pager (output_pager.ts) at LINE; without one, a page of it is
+ * printed from LINE with the command that prints the next.
  * @module
  */
 import { sessionOutputStore } from "../session/mod.ts";
 import type { ReplContext, SlashCommand } from "./context.ts";
+import { pageOutput } from "./output_pager.ts";
 import { splitFirst } from "./slash.ts";
 
 /** Lines shown per page when the terminal's height is unknown. */
@@ -14,7 +16,7 @@ const PAGE_LINES = 40;
 export const outputCommand: SlashCommand = {
   name: "output",
   usage: "/output [ID [LINE]]",
-  summary: "List the kept full outputs, or page one from LINE (tool_output ids: o7)",
+  summary: "List the kept full outputs, or open one in the pager at LINE (tool_output ids: o7)",
   complete: (repl) => storeOf(repl).list(),
   async run(repl, args) {
     const store = storeOf(repl);
@@ -32,6 +34,11 @@ export const outputCommand: SlashCommand = {
     const first = rest === "" ? 1 : Number(rest);
     if (!Number.isInteger(first) || first < 1) {
       repl.printError(`Cannot page output ${id} from "${rest}": give a line number >= 1`);
+      return;
+    }
+    const pager = repl.pagerTerminal();
+    if (pager && store.has(id)) {
+      await pageOutput(store.pathOf(id), id, pager, first);
       return;
     }
     let page;

@@ -36,6 +36,7 @@ import { describeAccessError, isAccessError } from "../fs/access_error.ts";
 import { LineEditor } from "./line_editor.ts";
 import { findMentions } from "./mentions.ts";
 import { recentExchanges } from "./recent_exchanges.ts";
+import type { PagerTerminal } from "./output_pager.ts";
 import { pickSession } from "./session_picker.ts";
 import { formatStatus } from "./status_line.ts";
 import { parseSlash } from "./slash.ts";
@@ -476,6 +477,17 @@ class Repl implements ReplContext {
   async compact(signal: AbortSignal): Promise<string | null> {
     if (!this.#provider) throw new Error(this.#modelProblem);
     return await this.#currentAgent(this.#provider).compact(signal);
+  }
+
+  pagerTerminal(): PagerTerminal | null {
+    const editor = this.#editor;
+    if (!editor?.isTerminal) return null;
+    return {
+      out: this.#terminal.out,
+      styles: this.styles,
+      size: () => Deno.consoleSize(),
+      readKeys: (onKeys) => editor.readKeys(onKeys),
+    };
   }
 
   clearScreen(): void {
