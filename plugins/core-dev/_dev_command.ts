@@ -3,16 +3,17 @@
  * it through `runProcess`, and the result the model reads.
  * @module
  */
-import { type Static, Type } from "@sinclair/typebox";
-import { delimiter, join } from "node:path";
 import {
   type DenoNeeds,
   describeExit,
   LiveTail,
   runSandboxed,
+  type Static,
   type ToolArgs,
   type ToolContext,
+  Type,
 } from "../../src/plugins/api.ts";
+import { delimiter, join } from "node:path";
 import { summarizeOutput } from "./_summarize_output.ts";
 
 /** Which of the three jobs a tool does. */

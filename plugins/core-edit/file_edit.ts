@@ -3,11 +3,12 @@
  * permissions, written atomically.
  * @module
  */
-import { type Static, Type } from "@sinclair/typebox";
 import {
+  type Static,
   type ToolArgs,
   type ToolContext,
   type ToolSpec,
+  Type,
   writeFileAtomic,
 } from "../../src/plugins/api.ts";
 import { countLines, formatHunks, lineChanges, type Replacement } from "./_line_changes.ts";

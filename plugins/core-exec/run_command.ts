@@ -3,8 +3,6 @@
  * timeout and the turn's cancel; `tool_permission.bash_allow` restricts and auto-approves it.
  * @module
  */
-import { type Static, Type } from "@sinclair/typebox";
-import { isAbsolute, join, relative, resolve } from "node:path";
 import {
   commandIsolation,
   formatProcessResult,
@@ -12,10 +10,13 @@ import {
   type PermissionContext,
   type Resolution,
   runSandboxed,
+  type Static,
   type ToolArgs,
   type ToolContext,
   type ToolSpec,
+  Type,
 } from "../../src/plugins/api.ts";
+import { isAbsolute, join, relative, resolve } from "node:path";
 import { checkBashAllow } from "./bash_allow.ts";
 import DESCRIPTION from "./run_command.md" with { type: "text" };
 

@@ -3,8 +3,7 @@
  * window near the end of a gigabyte log costs one pass and a few megabytes of memory.
  * @module
  */
-import { type Static, Type } from "@sinclair/typebox";
-import type { ToolContext, ToolSpec } from "../../src/plugins/api.ts";
+import { type Static, type ToolContext, type ToolSpec, Type } from "../../src/plugins/api.ts";
 import { guessBinaryType, looksBinary } from "./_binary.ts";
 import { isMissing, rethrowDenied } from "./_path_errors.ts";
 import { displayPath, formatBytes } from "./_display.ts";

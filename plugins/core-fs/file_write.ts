@@ -3,15 +3,16 @@
  * preview or diff as its status.
  * @module
  */
-import { type Static, Type } from "@sinclair/typebox";
-import { dirname } from "node:path";
 import {
   appendFileNoFollow,
+  type Static,
   type ToolArgs,
   type ToolContext,
   type ToolSpec,
+  Type,
   writeFileAtomic,
 } from "../../src/plugins/api.ts";
+import { dirname } from "node:path";
 import { isMissing, rethrowDenied } from "./_path_errors.ts";
 import { displayPath } from "./_display.ts";
 import DESCRIPTION from "./file_write.md" with { type: "text" };

@@ -2,9 +2,14 @@
  * glob: files whose path matches a pattern, newest first, honouring ignore files.
  * @module
  */
-import { type Static, Type } from "@sinclair/typebox";
+import {
+  type Static,
+  type ToolContext,
+  type ToolHandler,
+  type ToolSpec,
+  Type,
+} from "../../src/plugins/api.ts";
 import { isAbsolute, relative } from "node:path";
-import type { ToolContext, ToolHandler, ToolSpec } from "../../src/plugins/api.ts";
 import { isMissing } from "./_path_errors.ts";
 import { displayPath } from "./_display.ts";
 import { newestFirst } from "./_newest_first.ts";

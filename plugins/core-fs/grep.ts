@@ -4,8 +4,13 @@
  * (or `rg`, `auto`) in the environment picks the engine, for tests and comparisons.
  * @module
  */
-import { type Static, Type } from "@sinclair/typebox";
-import type { ToolContext, ToolHandler, ToolSpec } from "../../src/plugins/api.ts";
+import {
+  type Static,
+  type ToolContext,
+  type ToolHandler,
+  type ToolSpec,
+  Type,
+} from "../../src/plugins/api.ts";
 import { isMissing } from "./_path_errors.ts";
 import { displayPath } from "./_display.ts";
 import { newestFirst } from "./_newest_first.ts";

@@ -3,9 +3,8 @@
  * `list_dir_max_entries`.
  * @module
  */
-import { type Static, Type } from "@sinclair/typebox";
+import { type Static, type ToolContext, type ToolSpec, Type } from "../../src/plugins/api.ts";
 import { join } from "node:path";
-import type { ToolContext, ToolSpec } from "../../src/plugins/api.ts";
 import { isMissing, rethrowDenied } from "./_path_errors.ts";
 import { displayPath, formatBytes } from "./_display.ts";
 import { SKIPPED_DIRS } from "./_walk.ts";

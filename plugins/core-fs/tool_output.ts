@@ -3,12 +3,13 @@
  * was cut (`… N lines omitted … tool_output(id="o7", offset=201)`).
  * @module
  */
-import { type Static, Type } from "@sinclair/typebox";
 import {
   OUTPUT_STORE_SERVICE,
   type OutputStore,
+  type Static,
   type ToolContext,
   type ToolSpec,
+  Type,
 } from "../../src/plugins/api.ts";
 import DESCRIPTION from "./tool_output.md" with { type: "text" };
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { Type } from "@sinclair/typebox";
+import { Type } from "../../src/plugins/api.ts";
 import { OUTPUT_STORE_SERVICE, OutputStore, ToolRegistry } from "../../src/tools/mod.ts";
 import { createRegistry } from "../../src/plugins/mod.ts";
 import { runTool, tempWorktree } from "../../tests/support/worktree.ts";

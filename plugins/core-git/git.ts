@@ -2,8 +2,7 @@
  * git: read-only git (status, diff, log, branch, show, rev-parse) with vetted arguments.
  * @module
  */
-import { type Static, Type } from "@sinclair/typebox";
-import type { ToolContext, ToolSpec } from "../../src/plugins/api.ts";
+import { type Static, type ToolContext, type ToolSpec, Type } from "../../src/plugins/api.ts";
 import { checkGitArgs, GIT_SUBCOMMANDS, type GitSubcommand } from "./_git_args.ts";
 import { gitFailure, runGit } from "./_run_git.ts";
 import DESCRIPTION from "./git.md" with { type: "text" };

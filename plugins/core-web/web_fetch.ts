@@ -5,8 +5,7 @@
  * the check leaves a DNS-rebinding gap between its lookup and fetch's own (see _check_host.ts).
  * @module
  */
-import { type Static, Type } from "@sinclair/typebox";
-import type { ToolContext, ToolSpec } from "../../src/plugins/api.ts";
+import { type Static, type ToolContext, type ToolSpec, Type } from "../../src/plugins/api.ts";
 import { fetchGuarded, type GuardedResponse } from "./_fetch_guarded.ts";
 import { htmlToMarkdown } from "./_html_to_markdown.ts";
 import { pdfToText } from "./_pdf_to_text.ts";

@@ -3,8 +3,7 @@
  * chosen by `web.search_backend`; its failures come back as one short error line.
  * @module
  */
-import { type Static, Type } from "@sinclair/typebox";
-import type { ToolContext, ToolSpec } from "../../src/plugins/api.ts";
+import { type Static, type ToolContext, type ToolSpec, Type } from "../../src/plugins/api.ts";
 import { rememberResults, type SearchHit } from "./_result_ids.ts";
 import { SEARCH_BACKENDS, type SearchBackend } from "./_search_backends.ts";
 import DESCRIPTION from "./web_search.md" with { type: "text" };

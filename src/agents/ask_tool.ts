@@ -3,7 +3,7 @@
  * `ctx.ask`, which the host wires to the terminal, the lead agent, or no one.
  * @module
  */
-import { Type } from "@sinclair/typebox";
+import { Type } from "../schema/type.ts";
 import { defineTool } from "../plugins/api.ts";
 import DESCRIPTION from "./ask.md" with { type: "text" };
 

@@ -4,7 +4,7 @@
  * configured type uses its own `tool_permission.delegate` (default ask), an unknown type is deny.
  * @module
  */
-import { Type } from "@sinclair/typebox";
+import { Type } from "../schema/type.ts";
 import {
   defineTool,
   type PermissionContext,

@@ -6,6 +6,7 @@
 import { VERSION } from "../version.ts";
 import { EXIT, UsageError } from "./errors.ts";
 import { describeAccessError, isAccessError } from "../fs/access_error.ts";
+import type { RunOptions } from "./run.ts";
 
 /** Runs replio with `argv` and returns the exit code. */
 export async function main(argv: string[]): Promise<number> {
@@ -20,10 +21,24 @@ export async function main(argv: string[]): Promise<number> {
     return EXIT.ok;
   }
   try {
-    // Loaded here, past --version and --help: it pulls in Node's process shim (tens of ms).
     const { guardNodeEnv } = await import("./guard_node_env.ts");
-    guardNodeEnv();
+    await guardNodeEnv();
     catchStrayAccessErrors();
+    if (argv[0] === "run") {
+      // The common headless command lines skip commander (run_options.ts); the rest, help and
+      // mistakes included, go through it below.
+      const { parseRunArgv } = await import("./run_options.ts");
+      const parsed = parseRunArgv(argv.slice(1));
+      if (parsed) {
+        const { runHeadless } = await import("./run.ts");
+        // The table's types: output has a default and a choice, max-rounds is parsed.
+        const { permissionMode, ...options } = parsed.options as unknown as RunOptions & {
+          permissionMode?: string;
+        };
+        const mode = options.mode ?? permissionMode;
+        return await runHeadless(parsed.prompt.join(" "), { ...options, ...mode ? { mode } : {} });
+      }
+    }
     const { buildProgram } = await import("./program.ts");
     let exitCode: number = EXIT.ok;
     const program = buildProgram((code) => exitCode = code);

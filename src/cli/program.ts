@@ -6,6 +6,7 @@
 import { Command, InvalidArgumentError, Option } from "commander";
 import { VERSION } from "../version.ts";
 import { UsageError } from "./errors.ts";
+import { positiveInt, RUN_OPTIONS } from "./run_options.ts";
 
 const EXAMPLES = `
 Examples:
@@ -24,10 +25,8 @@ Exit codes: 0 ok, 1 the turn or tool failed, 2 usage or configuration error,
 Docs: docs/ in the repository (tools.md, config.md, session.md, security.md, sandbox.md).`;
 
 function parsePositiveInt(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) {
-    throw new InvalidArgumentError(`expected a positive integer, got "${value}"`);
-  }
+  const n = positiveInt(value);
+  if (n === null) throw new InvalidArgumentError(`expected a positive integer, got "${value}"`);
   return n;
 }
 
@@ -87,26 +86,17 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
       setExitCode(await runRepl({ ...options, mode: options.mode ?? options.permissionMode }));
     });
 
-  program.command("run")
+  const run = program.command("run")
     .description("run one headless turn: prompt from the argument or stdin")
-    .argument("[prompt...]", "the prompt (read from stdin when absent)")
-    .addOption(
-      new Option("--output <format>", "output format").choices(["text", "json", "stream-json"])
-        .default("text"),
-    )
-    .option("--yes", "allow ask-gated tools without asking")
-    .option("--no", "deny ask-gated tools (the default)")
-    .option("--model <model>", "model name")
-    .option("--base-url <url>", "OpenAI-compatible endpoint URL")
-    .option("--session <id>", "continue or create this session")
-    .option("-c, --continue", "continue the latest session in this worktree")
-    .option("--mode <mode>", "mode for this turn")
-    .option("--permission-mode <mode>", "the same as --mode (e.g. accept-edits)")
-    .option("--path <dir>", "worktree (default: the current directory)")
-    .option("--trust", "load this folder's .replio/ settings for this run (see replio trust)")
-    .option("--max-rounds <n>", "end the turn after N model rounds", parsePositiveInt)
-    .option("--park", "stop at the first ask-gated call and wait for replio approve (exit 4)")
-    .option("--resume <id>", "continue this session's parked turn after approve or deny")
+    .argument("[prompt...]", "the prompt (read from stdin when absent)");
+  for (const spec of RUN_OPTIONS) {
+    const option = new Option(spec.flags, spec.description);
+    if (spec.choices) option.choices(spec.choices);
+    if (spec.default !== undefined) option.default(spec.default);
+    if (spec.positiveInt) option.argParser(parsePositiveInt);
+    run.addOption(option);
+  }
+  run
     .exitOverride()
     .action(async (prompt: string[], options) => {
       const { runHeadless } = await import("./run.ts");

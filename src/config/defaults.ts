@@ -3,7 +3,7 @@
  * Validation, `replio config` and `docs/config.md` all come from here.
  * @module
  */
-import { type Static, type TSchema, Type } from "@sinclair/typebox";
+import { type Static, type TSchema, Type } from "../schema/type.ts";
 
 /** One configuration key. */
 export interface KeySpec<S extends TSchema = TSchema> {

@@ -2,7 +2,7 @@
  * Says in words what a schema expects, for configuration errors and docs/config.md.
  * @module
  */
-import type { TSchema } from "@sinclair/typebox";
+import type { TSchema } from "../schema/type.ts";
 
 /**
  * Describes a JSON Schema in a short phrase.

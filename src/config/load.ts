@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { Config, ConfigError, type FolderTrust, type Setting } from "./config.ts";
 import { CONFIG_KEYS, type ConfigKey } from "./defaults.ts";
 import { describeSchema } from "./describe_schema.ts";
+import { quickCheck } from "../schema/type.ts";
 import {
   findTrustingEntry,
   projectFolders,
@@ -271,7 +272,9 @@ export async function validateValue(name: string, value: unknown, where: string)
 export async function valueProblem(name: string, value: unknown): Promise<string | null> {
   const spec = CONFIG_KEYS[name as ConfigKey];
   if (!spec) return `unknown key "${name}"${suggestKey(name)}`;
-  // The validator loads on the first value to check: runs without config files never need it.
+  // Simple values (most flags: --model, --max-rounds) are checked here; TypeBox's validator
+  // loads only for the rest and for failures, off the path to the first model request.
+  if (quickCheck(spec.schema, value)) return null;
   const { Value, ValueErrorType } = await import("@sinclair/typebox/value");
   if (Value.Check(spec.schema, value)) return null;
   const first = Value.Errors(spec.schema, value).First();

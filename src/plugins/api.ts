@@ -30,6 +30,8 @@ export {
   type OutputStore,
 } from "../tools/output_store.ts";
 export { apiKeyEnvNames, childEnv, isWithheld } from "./child_env.ts";
+/** The schema builder for tool parameters (TypeBox-compatible, see src/schema/type.ts). */
+export { type Static, Type } from "../schema/type.ts";
 export { runSandboxed, type SandboxedResult } from "./run_sandboxed.ts";
 export { bwrapArgs, commandIsolation, planSandbox, type SandboxPlan } from "./sandbox_bwrap.ts";
 
