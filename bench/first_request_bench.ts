@@ -5,7 +5,6 @@
  * at once with a final text, so the figure is start-up and the path to the first request only.
  *
  * Run: `deno run -A bench/first_request_bench.ts [RUNS]` (writes bench/results/first_request.md).
- * `REPLIO_TRACE=1` in replio's environment prints where its own time goes (marks on stderr).
  * @module
  */
 import { join } from "node:path";
@@ -42,13 +41,19 @@ const runArgs = [
   "json",
   "BENCH",
 ];
+const deno = [Deno.execPath(), "run", "--no-prompt", "-A"];
 const agents: Record<string, string[]> = {
-  replio: [Deno.execPath(), "run", "--no-prompt", "-A", MAIN, ...runArgs],
+  // As `deno task start` runs it: modules behind a dynamic import load when first used.
+  replio: [...deno, "--unstable-lazy-dynamic-imports", MAIN, ...runArgs],
+  // Deno's default: every statically analysable dynamic import is loaded before main runs.
+  replioEager: [...deno, MAIN, ...runArgs],
   refagent: ["node", REF, ...runArgs],
 };
 
 const work = await Deno.makeTempDir({ prefix: "replio-first-request-" });
-const samples: Record<string, number[]> = { replio: [], refagent: [] };
+const samples: Record<string, number[]> = Object.fromEntries(
+  Object.keys(agents).map((name) => [name, []]),
+);
 try {
   for (let i = 0; i < RUNS + 2; i++) {
     for (const [name, [cmd, ...args]] of Object.entries(agents)) {
@@ -82,8 +87,9 @@ try {
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const replio = median(samples.replio!);
-const floor = median(samples.refagent!);
+const [replio, eager, floor] = ["replio", "replioEager", "refagent"].map((name) =>
+  median(samples[name]!)
+) as [number, number, number];
 const report = `# First model request
 
 \`deno run -A bench/first_request_bench.ts ${RUNS}\`: process start → first request at a local
@@ -93,7 +99,12 @@ Node loop \`bench/peers/ref-agent.mjs\`, in the same run).
 | | first request | × refagent |
 | --- | --- | --- |
 | refagent (floor) | ${floor.toFixed(0)} ms | 1.00 |
-| replio \`run\` (\`deno run\`) | ${replio.toFixed(0)} ms | ${(replio / floor).toFixed(2)} |
+| replio \`run\`, as \`deno task start\` runs it (\`--unstable-lazy-dynamic-imports\`) | ${
+  replio.toFixed(0)
+} ms | ${(replio / floor).toFixed(2)} |
+| replio \`run\`, Deno's default eager loading | ${eager.toFixed(0)} ms | ${
+  (eager / floor).toFixed(2)
+} |
 `;
 await Deno.mkdir(join(here, "results"), { recursive: true });
 await Deno.writeTextFile(join(here, "results", "first_request.md"), report);

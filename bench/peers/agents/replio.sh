@@ -9,8 +9,11 @@ AGENT_PROTOCOL=chat
 AGENT_NOTES='replio run --base-url URL --model M --yes --output json PROMPT'
 REPLIO_CHECKOUT=$(cd "$HERE/../.." && pwd)
 REPLIO_DENO_DIR=${DENO_DIR:-$(deno info --json 2>/dev/null | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{try{console.log(JSON.parse(s).denoDir)}catch{console.log(process.env.HOME+"/.cache/deno")}})')}
+# As `deno task start` runs it: modules behind a dynamic import load when first used, not all at
+# start (docs/performance.md). REPLIO_LAZY= (empty) measures Deno's default, eager loading.
+REPLIO_LAZY=${REPLIO_LAZY-"--unstable-lazy-dynamic-imports"}
 agent_bin() {
-  echo "${REPLIO_BIN:-env DENO_DIR=$REPLIO_DENO_DIR DENO_NO_UPDATE_CHECK=1 $(command -v deno) run --no-prompt -A $REPLIO_CHECKOUT/main.ts}"
+  echo "${REPLIO_BIN:-env DENO_DIR=$REPLIO_DENO_DIR DENO_NO_UPDATE_CHECK=1 $(command -v deno) run --no-prompt -A $REPLIO_LAZY $REPLIO_CHECKOUT/main.ts}"
 }
 agent_version() { $(agent_bin) --version 2>/dev/null | head -1; }
 agent_prepare() {
