@@ -64,6 +64,26 @@ try {
       args: ["run", "--no-prompt", "-A", MAIN, "tool", "list_dir", "{}"],
       targetMs: 150,
     },
+    // As `deno task start` runs it: dynamic imports load when first used (docs/performance.md).
+    {
+      name: "replio --version, lazy imports",
+      args: ["run", "--no-prompt", "-A", "--unstable-lazy-dynamic-imports", MAIN, "--version"],
+      targetMs: 60,
+    },
+    {
+      name: "replio tool list_dir '{}', lazy imports",
+      args: [
+        "run",
+        "--no-prompt",
+        "-A",
+        "--unstable-lazy-dynamic-imports",
+        MAIN,
+        "tool",
+        "list_dir",
+        "{}",
+      ],
+      targetMs: 150,
+    },
   ];
   for (const c of cases) {
     for (let i = 0; i < WARMUP_RUNS; i++) await timeRun(c.args, worktree);

@@ -4,8 +4,10 @@
  * @module
  */
 import {
+  delimiter,
   type DenoNeeds,
   describeExit,
+  join,
   LiveTail,
   runSandboxed,
   type Static,
@@ -13,7 +15,6 @@ import {
   type ToolContext,
   Type,
 } from "../../src/plugins/api.ts";
-import { delimiter, join } from "node:path";
 import { summarizeOutput } from "./_summarize_output.ts";
 
 /** Which of the three jobs a tool does. */

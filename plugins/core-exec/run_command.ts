@@ -6,9 +6,13 @@
 import {
   commandIsolation,
   formatProcessResult,
+  isAbsolute,
+  join,
   LiveTail,
   type PermissionContext,
+  relative,
   type Resolution,
+  resolve,
   runSandboxed,
   type Static,
   type ToolArgs,
@@ -16,7 +20,6 @@ import {
   type ToolSpec,
   Type,
 } from "../../src/plugins/api.ts";
-import { isAbsolute, join, relative, resolve } from "node:path";
 import { checkBashAllow } from "./bash_allow.ts";
 import DESCRIPTION from "./run_command.md" with { type: "text" };
 

@@ -2,7 +2,7 @@
  * How core-fs tools show paths and sizes to the model.
  * @module
  */
-import { isAbsolute, relative, sep } from "node:path";
+import { isAbsolute, relative, sep } from "../../src/plugins/api.ts";
 
 /**
  * A resolved path as results show it: relative to the worktree when inside it, else absolute.

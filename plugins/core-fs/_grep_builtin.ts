@@ -3,7 +3,7 @@
  * large trees, on worker threads too. Output matches ripgrep's line for line.
  * @module
  */
-import { basename } from "node:path";
+import { basename } from "../../src/plugins/api.ts";
 import { compileGlob } from "./_match_glob.ts";
 import { createScanTools, type ScanSpec, searchFile } from "./_grep_scan.ts";
 import type { FileMatches, SearchCoverage, SearchOutcome, SearchRequest } from "./_grep_types.ts";

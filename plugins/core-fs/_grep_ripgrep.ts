@@ -3,7 +3,7 @@
  * exactly as the built-in engine does, its output parsed into the same matches.
  * @module
  */
-import { dirname, resolve } from "node:path";
+import { dirname, resolve } from "../../src/plugins/api.ts";
 import {
   type FileMatches,
   MAX_STORED_MATCHES,

@@ -5,7 +5,7 @@
  * @module
  */
 import type { Ignore } from "ignore";
-import { join, relative, sep } from "node:path";
+import { join, relative, sep } from "../../src/plugins/api.ts";
 
 /**
  * Directories no listing or search descends into: version-control data, dependency trees,

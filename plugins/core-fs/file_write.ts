@@ -5,6 +5,7 @@
  */
 import {
   appendFileNoFollow,
+  dirname,
   type Static,
   type ToolArgs,
   type ToolContext,
@@ -12,7 +13,6 @@ import {
   Type,
   writeFileAtomic,
 } from "../../src/plugins/api.ts";
-import { dirname } from "node:path";
 import { isMissing, rethrowDenied } from "./_path_errors.ts";
 import { displayPath } from "./_display.ts";
 import DESCRIPTION from "./file_write.md" with { type: "text" };

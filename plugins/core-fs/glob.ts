@@ -3,13 +3,14 @@
  * @module
  */
 import {
+  isAbsolute,
+  relative,
   type Static,
   type ToolContext,
   type ToolHandler,
   type ToolSpec,
   Type,
 } from "../../src/plugins/api.ts";
-import { isAbsolute, relative } from "node:path";
 import { isMissing } from "./_path_errors.ts";
 import { displayPath } from "./_display.ts";
 import { newestFirst } from "./_newest_first.ts";

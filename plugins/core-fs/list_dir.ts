@@ -3,8 +3,7 @@
  * `list_dir_max_entries`.
  * @module
  */
-import { type Static, type ToolContext, type ToolSpec, Type } from "../../src/plugins/api.ts";
-import { join } from "node:path";
+import { join, type Static, type ToolContext, type ToolSpec, Type } from "../../src/plugins/api.ts";
 import { isMissing, rethrowDenied } from "./_path_errors.ts";
 import { displayPath, formatBytes } from "./_display.ts";
 import { SKIPPED_DIRS } from "./_walk.ts";

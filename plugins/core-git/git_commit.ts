@@ -2,8 +2,15 @@
  * git_commit: stage paths or tracked changes and commit them, always after confirmation.
  * @module
  */
-import { type Static, type ToolContext, type ToolSpec, Type } from "../../src/plugins/api.ts";
-import { isAbsolute, relative, sep } from "node:path";
+import {
+  isAbsolute,
+  relative,
+  sep,
+  type Static,
+  type ToolContext,
+  type ToolSpec,
+  Type,
+} from "../../src/plugins/api.ts";
 import { gitFailure, runGit } from "./_run_git.ts";
 import DESCRIPTION from "./git_commit.md" with { type: "text" };
 

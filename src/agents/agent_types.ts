@@ -3,7 +3,7 @@
  * `.replio/agents/<name>.md` (YAML front matter + the body as system prompt) and config `agents`.
  * @module
  */
-import { join } from "node:path";
+import { join } from "../fs/path.ts";
 import { AGENT_SCHEMA, type Config, ConfigError, describeSchema } from "../config/mod.ts";
 import type { Action } from "../tools/types.ts";
 

@@ -6,7 +6,7 @@
  * normalising times, paths and ids. A difference exits 1; `--update` re-records the session.
  * @module
  */
-import { join } from "node:path";
+import { join } from "../fs/path.ts";
 import { Agent, RESUMED_PROMPT, type ResumeState } from "../engine/mod.ts";
 import type { TurnLog } from "../engine/turn_log.ts";
 import type { ChatMessage } from "../providers/types.ts";

@@ -3,7 +3,7 @@
  * `sessions list` work even when a plugin or the config is broken.
  * @module
  */
-import { resolve } from "node:path";
+import { resolve } from "../fs/path.ts";
 import { UsageError } from "./errors.ts";
 
 /** The worktree: `--path` or the current directory, symlinks resolved; exit 2 when missing. */

@@ -3,7 +3,7 @@
  * load, kept in `trusted_folders` of the global config (docs/security.md, "Folder trust").
  * @module
  */
-import { resolve } from "node:path";
+import { resolve } from "../fs/path.ts";
 import {
   addTrustedFolder,
   configPaths,

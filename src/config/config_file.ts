@@ -3,7 +3,7 @@
  * the whole result is validated before anything is written, and the write is atomic.
  * @module
  */
-import { dirname } from "node:path";
+import { dirname } from "../fs/path.ts";
 import type { Document } from "yaml";
 import { writeFileAtomic } from "../fs/write_file_atomic.ts";
 import { describeAccessError, isAccessError } from "../fs/access_error.ts";

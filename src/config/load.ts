@@ -4,7 +4,7 @@
  * local file of an untrusted worktree is not merged, so nothing after this sees its settings.
  * @module
  */
-import { join } from "node:path";
+import { join } from "../fs/path.ts";
 import { Config, ConfigError, type FolderTrust, type Setting } from "./config.ts";
 import { CONFIG_KEYS, type ConfigKey } from "./defaults.ts";
 import { describeSchema } from "./describe_schema.ts";

@@ -6,7 +6,7 @@
  * `--trust`) can let them in. Until then only settings that tighten the policy apply.
  * @module
  */
-import { isAbsolute, join } from "node:path";
+import { isAbsolute, join } from "../fs/path.ts";
 import { isInside } from "../fs/is_inside.ts";
 import type { FolderTrust, IgnoredProject, Setting } from "./config.ts";
 

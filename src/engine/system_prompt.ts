@@ -3,7 +3,7 @@
  * worktree's project instructions file (spec: `project_instructions`, default AGENTS.md).
  * @module
  */
-import { join } from "node:path";
+import { join } from "../fs/path.ts";
 import type { Config } from "../config/mod.ts";
 import { isInside, resolveToolPath } from "../tools/mod.ts";
 

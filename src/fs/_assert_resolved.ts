@@ -3,7 +3,7 @@
  * the write must land on that path. A link that appears on it in between (a swap) is refused.
  * @module
  */
-import { dirname } from "node:path";
+import { dirname } from "./path.ts";
 
 /**
  * Throws when `file` is no longer what was judged: its folder now resolves elsewhere, or the

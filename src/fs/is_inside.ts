@@ -2,7 +2,7 @@
  * Whether a path lies in a folder, for the policy's worktree checks and folder trust alike.
  * @module
  */
-import { isAbsolute, relative, sep } from "node:path";
+import { isAbsolute, relative, sep } from "./path.ts";
 
 /**
  * Whether `path` (already resolved) is `folder` or inside it.

@@ -6,7 +6,7 @@
  * import it.
  * @module
  */
-import { join } from "node:path";
+import { join } from "./path.ts";
 
 /**
  * `.replio/.gitignore`: everything but what projects share is ignored, so a file replio

@@ -4,7 +4,7 @@
  * area may import it (plugins through the plugin API).
  * @module
  */
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, join } from "./path.ts";
 import { assertResolved } from "./_assert_resolved.ts";
 import { isAccessError } from "./access_error.ts";
 

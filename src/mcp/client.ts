@@ -7,7 +7,7 @@
  * @module
  */
 import type { ChildProcess } from "node:child_process";
-import { resolve } from "node:path";
+import { resolve } from "../fs/path.ts";
 import { stripVTControlCharacters } from "node:util";
 import type { Config, ConfigValue } from "../config/mod.ts";
 import {

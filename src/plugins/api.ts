@@ -30,6 +30,17 @@ export {
   type OutputStore,
 } from "../tools/output_store.ts";
 export { apiKeyEnvNames, childEnv, isWithheld } from "./child_env.ts";
+/** Path functions without Node's compatibility layer (src/fs/path.ts). */
+export {
+  basename,
+  delimiter,
+  dirname,
+  isAbsolute,
+  join,
+  relative,
+  resolve,
+  sep,
+} from "../fs/path.ts";
 /** The schema builder for tool parameters (TypeBox-compatible, see src/schema/type.ts). */
 export { type Static, Type } from "../schema/type.ts";
 export { runSandboxed, type SandboxedResult } from "./run_sandboxed.ts";

@@ -4,7 +4,7 @@
  * its own integrity check and offline runs can use it. Never replio's own `deno.lock`.
  * @module
  */
-import { join } from "node:path";
+import { join } from "../fs/path.ts";
 import { writeFileAtomic } from "../fs/write_file_atomic.ts";
 
 /** The cache folder, or null when neither XDG_CACHE_HOME nor HOME may be read. */

@@ -5,7 +5,7 @@
  * audit, and says which tool permission keys such a Worker may be judged under.
  * @module
  */
-import { isAbsolute, resolve } from "node:path";
+import { isAbsolute, resolve } from "../fs/path.ts";
 import type { PermissionKey } from "../tools/types.ts";
 
 /** The Deno permission kinds a plugin Worker can be given, each a list of names. */

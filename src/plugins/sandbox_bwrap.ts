@@ -6,7 +6,7 @@
  * the child's environment is scrubbed by the spawner, not here.
  * @module
  */
-import { isAbsolute, join, relative } from "node:path";
+import { isAbsolute, join, relative } from "../fs/path.ts";
 import type { Config } from "../config/config.ts";
 
 /** Worktree folders a sandboxed command may read but never write. */

@@ -6,7 +6,7 @@
  * fails to load is reported and skipped; replio goes on without it.
  * @module
  */
-import { isAbsolute, resolve } from "node:path";
+import { isAbsolute, resolve } from "../fs/path.ts";
 import type { ConfigValue } from "../config/mod.ts";
 import type { PermissionKey, ToolHandler, ToolSpec } from "../tools/types.ts";
 import type { Plugin, PluginTool } from "./api.ts";

@@ -4,7 +4,7 @@
  * `@` too), relative to the worktree.
  * @module
  */
-import { isAbsolute, join } from "node:path";
+import { isAbsolute, join } from "../fs/path.ts";
 
 /** Where completions come from. */
 export interface CompletionSources {

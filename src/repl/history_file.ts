@@ -4,7 +4,7 @@
  * both keep theirs) and the file is trimmed to the configured size when it is loaded.
  * @module
  */
-import { dirname, join } from "node:path";
+import { dirname, join } from "../fs/path.ts";
 import { ensureStateDir, openPrivateAppend } from "../fs/state_dir.ts";
 import { writeFileAtomic } from "../fs/write_file_atomic.ts";
 

@@ -3,7 +3,7 @@
  * agents read first, through the same tools and policy as any turn.
  * @module
  */
-import { join } from "node:path";
+import { join } from "../fs/path.ts";
 import type { SlashCommand } from "./context.ts";
 
 /** The file written; replio's system prompt reads it too. */

@@ -5,7 +5,7 @@
  * (or Ctrl-D, or /exit) quits.
  * @module
  */
-import { resolve } from "node:path";
+import { resolve } from "../fs/path.ts";
 import type { Config } from "../config/mod.ts";
 import type { Agent } from "../engine/mod.ts";
 import type { Provider } from "../providers/types.ts";

@@ -4,7 +4,7 @@
  * `/diff` shows every change the session made since each file was first touched.
  * @module
  */
-import { relative } from "node:path";
+import { relative } from "../fs/path.ts";
 import type { ReplContext, SlashCommand } from "./context.ts";
 
 /** Lines of one file's diff shown before the rest is summarised. */

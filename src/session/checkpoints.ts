@@ -5,7 +5,7 @@
  * can show what the session changed.
  * @module
  */
-import { join } from "node:path";
+import { join } from "../fs/path.ts";
 
 /** One saved path of a turn: its content before the turn, or null when it did not exist. */
 interface SavedFile {

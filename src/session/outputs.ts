@@ -3,7 +3,7 @@
  * `replio sessions gc` runs.
  * @module
  */
-import { join } from "node:path";
+import { join } from "../fs/path.ts";
 import type { Config } from "../config/mod.ts";
 import { ensureStateDir } from "../fs/state_dir.ts";
 import { OutputStore } from "../tools/output_store.ts";

@@ -3,7 +3,7 @@
  * append handle, so each append costs the same at turn 1,000 as at turn 1.
  * @module
  */
-import { dirname, join } from "node:path";
+import { dirname, join } from "../fs/path.ts";
 import type { Config } from "../config/mod.ts";
 import { ensureStateDir, openPrivateAppend } from "../fs/state_dir.ts";
 import type { ChatMessage, ToolCall, Usage } from "../providers/types.ts";

@@ -2,7 +2,7 @@
  * Session ids and where their files live: `.replio/sessions/<id>.jsonl` in the worktree.
  * @module
  */
-import { join } from "node:path";
+import { join } from "../fs/path.ts";
 
 const ID_PATTERN = /^[A-Za-z0-9_.-]{1,100}$/;
 const RANDOM_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";

@@ -5,7 +5,7 @@
  * a path glob for tools with a path argument, or else the exact key argument.
  * @module
  */
-import { dirname, relative, sep } from "node:path";
+import { dirname, relative, sep } from "../fs/path.ts";
 import type { Tool, ToolArgs } from "./types.ts";
 
 /** One remembered approval. */

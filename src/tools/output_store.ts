@@ -6,7 +6,7 @@
  * whole budget keeps its first part only, saying so.
  * @module
  */
-import { join } from "node:path";
+import { join } from "../fs/path.ts";
 
 /** The key under which the host hands the store to tools (`ctx.services`). */
 export const OUTPUT_STORE_SERVICE = "tool_outputs";

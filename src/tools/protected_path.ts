@@ -4,7 +4,7 @@
  * command (`.git/config`, hooks), so such a write is never approved without a person.
  * @module
  */
-import { dirname, relative, sep } from "node:path";
+import { dirname, relative, sep } from "../fs/path.ts";
 import { configPaths } from "../config/mod.ts";
 import { isInside, resolveToolPath } from "./resolve_path.ts";
 

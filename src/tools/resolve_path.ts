@@ -3,7 +3,7 @@
  * path is judged (DESIGN.md §3), so a link inside the worktree cannot smuggle a write outside.
  * @module
  */
-import { dirname, isAbsolute, join, parse, resolve } from "node:path";
+import { dirname, isAbsolute, join, resolve, rootOf } from "../fs/path.ts";
 
 /** Symlinks followed in one resolution before it gives up, as the kernel's ELOOP limit does. */
 const MAX_SYMLINKS = 40;
@@ -91,10 +91,6 @@ async function walkLinks(start: string, pending: string[], absolute: string): Pr
 
 function components(path: string): string[] {
   return path.split(/[/\\]/);
-}
-
-function rootOf(path: string): string {
-  return parse(path).root;
 }
 
 async function lstatOrNull(path: string): Promise<Deno.FileInfo | null> {
