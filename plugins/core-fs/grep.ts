@@ -14,8 +14,6 @@ import {
 import { isMissing } from "./_path_errors.ts";
 import { displayPath } from "./_display.ts";
 import { newestFirst } from "./_newest_first.ts";
-import { searchBuiltin } from "./_grep_builtin.ts";
-import { searchRipgrep } from "./_grep_ripgrep.ts";
 import { dropIdentityEscapes } from "./_pattern.ts";
 import type { FileMatches, SearchOutcome, SearchRequest } from "./_grep_types.ts";
 import { grepCoverage, type SearchBudget, searchBudget, stoppedClause } from "./_budget_note.ts";
@@ -127,6 +125,8 @@ async function grep(
   };
   let outcome: SearchOutcome | null = null;
   if (engine !== "builtin") {
+    // The engines load on the first search, not with every start (docs/performance.md).
+    const { searchRipgrep } = await import("./_grep_ripgrep.ts");
     const found = await searchRipgrep(request);
     if (found === "missing" && engine === "rg") {
       throw new Error(
@@ -136,7 +136,7 @@ async function grep(
     }
     if (typeof found !== "string") outcome = found;
   }
-  outcome ??= await searchBuiltin(request);
+  outcome ??= await (await import("./_grep_builtin.ts")).searchBuiltin(request);
   const files = await newestFirst(outcome.files, ctx.signal);
   const partial = outcome.coverage
     ? `${stoppedClause(outcome.coverage.stoppedBy, budget, "matching lines")}: ` +

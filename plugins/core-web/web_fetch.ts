@@ -6,9 +6,7 @@
  * @module
  */
 import { type Static, type ToolContext, type ToolSpec, Type } from "../../src/plugins/api.ts";
-import { fetchGuarded, type GuardedResponse } from "./_fetch_guarded.ts";
-import { htmlToMarkdown } from "./_html_to_markdown.ts";
-import { pdfToText } from "./_pdf_to_text.ts";
+import type { GuardedResponse } from "./_fetch_guarded.ts";
 import { recallResult } from "./_result_ids.ts";
 import DESCRIPTION from "./web_fetch.md" with { type: "text" };
 
@@ -159,6 +157,8 @@ async function loadPage(url: URL, ctx: ToolContext, cached?: Page): Promise<Page
   const { config } = ctx;
   const action = `Cannot fetch "${url.href}"`;
   const maxBytes = config.get("web.fetch_max_bytes");
+  // The fetcher and the converters load on the first fetch, not with every start.
+  const { fetchGuarded } = await import("./_fetch_guarded.ts");
   const response = await fetchGuarded(url, {
     action,
     allowPrivate: config.get("web.allow_private"),
@@ -206,6 +206,7 @@ async function loadPage(url: URL, ctx: ToolContext, cached?: Page): Promise<Page
   if (kind === "pdf") return await loadPdf(response, body, lines, validators);
   const text = decodeBody(body, charsetOf(response.headers, kind === "html" ? body : null));
   if (kind === "text") return { url: response.url, header: lines.join("\n"), text, ...validators };
+  const { htmlToMarkdown } = await import("./_html_to_markdown.ts");
   const { title, markdown } = await htmlToMarkdown(text, response.url);
   return {
     url: response.url,
@@ -231,7 +232,7 @@ async function loadPdf(
   }
   let pdf;
   try {
-    pdf = await pdfToText(body);
+    pdf = await (await import("./_pdf_to_text.ts")).pdfToText(body);
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
     throw new Error(`${action}: ${detail}: look for an HTML version of it`);

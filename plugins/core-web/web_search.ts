@@ -5,7 +5,7 @@
  */
 import { type Static, type ToolContext, type ToolSpec, Type } from "../../src/plugins/api.ts";
 import { rememberResults, type SearchHit } from "./_result_ids.ts";
-import { SEARCH_BACKENDS, type SearchBackend } from "./_search_backends.ts";
+import type { SearchBackend } from "./_search_backends.ts";
 import DESCRIPTION from "./web_search.md" with { type: "text" };
 
 /** The soft note for an empty result (spec/tools.md §Status and activity lines). */
@@ -52,6 +52,8 @@ export async function searchWeb(
   const listed = ctx.config.get("web.search_backends");
   const names = listed.length > 0 ? [...new Set(listed)] : [ctx.config.get("web.search_backend")];
   const timeoutS = ctx.config.get("web.search_timeout");
+  // The backends load on the first search, not with every start.
+  const { SEARCH_BACKENDS } = await import("./_search_backends.ts");
   const outcomes = await Promise.all(
     names.map((name) => askBackend(SEARCH_BACKENDS[name], text, count, ctx, timeoutS)),
   );

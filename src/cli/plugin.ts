@@ -5,16 +5,12 @@
  * @module
  */
 import { configPaths, loadConfig, readConfigFile, setConfigValue } from "../config/mod.ts";
-import {
-  fetchAndPin,
-  parseManifest,
-  PERMISSION_KINDS,
-  type PluginEntry,
-  PluginWorker,
-  readCached,
-  toJavaScript,
-  type WorkerPermissions,
-} from "../plugins/mod.ts";
+import type { PluginEntry, WorkerPermissions } from "../plugins/mod.ts";
+import { readCached } from "../plugins/plugin_cache.ts";
+import { fetchAndPin } from "../plugins/plugin_fetch.ts";
+import { parseManifest, PERMISSION_KINDS } from "../plugins/plugin_manifest.ts";
+import { toJavaScript } from "../plugins/strip_types.ts";
+import { PluginWorker } from "../plugins/worker_host.ts";
 import { chosenConfigFile } from "./config.ts";
 import { EXIT, UsageError } from "./errors.ts";
 import { resolveWorktree } from "./resolve_worktree.ts";
