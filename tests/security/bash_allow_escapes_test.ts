@@ -65,6 +65,9 @@ const LIST = [
   ":",
   "command",
   "builtin",
+  "mapfile",
+  "readarray",
+  "local",
 ];
 
 const CONFIG = { "tool_permission.bash": "allow", "tool_permission.bash_allow": LIST };
@@ -135,6 +138,10 @@ const ESCAPES: readonly string[] = [
   "GIT_CONFIG_GLOBAL=g git status",
   "XDG_CONFIG_HOME=x git status",
   "hash -p bin/ls ls; ls",
+  // Array readers run a callback every few lines, and assign.
+  `mapfile -C 'touch ${MARKER} #' -c 1 a <<< x`,
+  `readarray -C 'touch ${MARKER} #' -c 1 a <<< x`,
+  "f() { local PATH=bin; ls; }; f",
   // Arithmetic and default-assignment expansions.
   `ls $(( a[$(touch ${MARKER})] ))`,
   `(( x = a[$(touch ${MARKER})] ))`,
