@@ -4,6 +4,7 @@
  * @module
  */
 import assert from "node:assert/strict";
+import { join } from "node:path";
 import { type MockModel, startMockModel } from "./support/mock_model.ts";
 import { runReplio } from "./support/replio_process.ts";
 import { tempWorktree } from "./support/worktree.ts";
@@ -166,6 +167,22 @@ Deno.test("--permission-mode accept-edits allows edits in the worktree but still
   assert.equal(actions.git_commit, "ask (git_commit always confirms)");
   const help = await runReplio(["run", "--help"], { cwd: wt.path });
   assert.match(help.stdout, /--permission-mode <mode>/);
+
+  // The calls themselves, headless and without --yes. Control: outside the mode the edit asks,
+  // and a headless ask is a denial (exit 3).
+  const write = ["tool", "file_write", '{"path":"notes.txt","content":"hi\\n"}'];
+  const asked = await runReplio(write, { cwd: wt.path });
+  assert.equal(asked.code, 3, asked.stdout + asked.stderr);
+  assert.equal(await Deno.stat(join(wt.path, "notes.txt")).catch(() => null), null);
+  const edited = await runReplio([...write, "--mode", "accept-edits"], { cwd: wt.path });
+  assert.equal(edited.code, 0, edited.stdout + edited.stderr);
+  assert.equal(await Deno.readTextFile(join(wt.path, "notes.txt")), "hi\n");
+  const command = await runReplio(
+    ["tool", "run_command", '{"command":"touch ran"}', "--mode", "accept-edits"],
+    { cwd: wt.path },
+  );
+  assert.equal(command.code, 3, command.stdout + command.stderr);
+  assert.equal(await Deno.stat(join(wt.path, "ran")).catch(() => null), null);
 });
 
 Deno.test("replio run tells the person why a call did not run, not what the model is told", async () => {

@@ -26,6 +26,9 @@ const ENV = {
   // Listed in shell_env.keep.
   DEPLOY_TOKEN: "deploy-token-value",
   PLAIN_SETTING: "plain-value",
+  // What a server that npx or deno downloads needs behind a corporate proxy.
+  HTTPS_PROXY: "http://proxy.example:3128",
+  SSL_CERT_FILE: "/etc/ssl/certs/corporate.pem",
 };
 
 const WITHHELD = [
@@ -90,6 +93,8 @@ Deno.test("an MCP server started over stdio sees no secret, its plain variables 
   const env = await Deno.readTextFile(seen);
   assert.match(env, /^SERVER_TOKEN=configured-for-the-server$/m, "its own env entries stay");
   assertScrubbed(env, "an MCP server");
+  assert.match(env, /^HTTPS_PROXY=http:\/\/proxy\.example:3128$/m, "the proxy reaches servers");
+  assert.match(env, /^SSL_CERT_FILE=\/etc\/ssl\/certs\/corporate\.pem$/m, "so does the CA file");
 });
 
 Deno.test("control: a plain child of the same environment sees every secret", async () => {
