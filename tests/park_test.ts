@@ -104,6 +104,15 @@ Deno.test("park, deny with a reason, resume: the model gets the reason, the comm
     m.role === "tool" && m.tool_call_id === "call_mock_1"
   );
   assert.match(String(tool?.content), /declined to run run_command \(not on a Friday\)/);
+
+  // The audit trail: parked, then declined by the person's answer, with their reason.
+  const loaded = await loadSession(wt.path, session);
+  const permissions = loaded.records.filter((r) => r.type === "permission");
+  assert.deepEqual(
+    permissions.map((r) => r.type === "permission" ? `${r.tool}:${r.decision}` : ""),
+    ["run_command:parked", "run_command:declined", "file_read:granted"],
+  );
+  assert.match(JSON.stringify(permissions[1]), /not on a Friday/);
 });
 
 Deno.test("a resume killed while the approved command runs never runs it again", async () => {

@@ -127,14 +127,17 @@ export async function invokeTool(
   let cancelled = false;
   let note: string | undefined;
   let edited: string | null = null;
+  const given = resolution.action === "ask"
+    ? options.answer?.({ id: request.id, tool: call.tool, args: call.args })
+    : undefined;
   if (resolution.action === "allow") {
     decision = "granted";
   } else if (resolution.action === "deny") {
     decision = "denied";
-  } else if (options.answer?.({ id: request.id, tool: call.tool, args: call.args })) {
-    const given = options.answer({ id: request.id, tool: call.tool, args: call.args })!;
+  } else if (given) {
     decision = given.decision;
-    reason = `${reason}; ${given.by}`;
+    // The person's own words stay in the audit next to who answered.
+    reason = `${reason}; ${given.by}${given.note ? ` ("${given.note}")` : ""}`;
     note = given.note;
   } else if (policy.headless === "park") {
     decision = "parked";
