@@ -39,7 +39,14 @@ export class TmuxRepl implements AsyncDisposable {
   static async start(
     worktree: string,
     args: string[] = [],
-    options: { width?: number; noColor?: boolean; waitForPrompt?: boolean; ready?: string } = {},
+    options: {
+      width?: number;
+      noColor?: boolean;
+      waitForPrompt?: boolean;
+      ready?: string;
+      /** Deno flags before the entry point; default `-A`. */
+      denoFlags?: string[];
+    } = {},
   ): Promise<TmuxRepl> {
     const socket = `replio_test_${crypto.randomUUID().slice(0, 8)}`;
     const repl = new TmuxRepl(socket);
@@ -49,7 +56,10 @@ export class TmuxRepl implements AsyncDisposable {
       OPENAI_API_KEY: "",
       RUST_BACKTRACE: "0",
     };
-    const command = [Deno.execPath(), "run", "-A", "--no-prompt", MAIN, ...args].map(shellQuote);
+    const flags = options.denoFlags ?? ["-A"];
+    const command = [Deno.execPath(), "run", ...flags, "--no-prompt", MAIN, ...args].map(
+      shellQuote,
+    );
     await repl.tmux(
       "new-session",
       "-d",
