@@ -59,6 +59,34 @@ Deno.test({
 });
 
 Deno.test({
+  name: "bwrap'd run_command has a private /tmp: the host's files there are unseen, its own vanish",
+  ignore,
+  async fn() {
+    await using wt = await gitWorktree();
+    const id = crypto.randomUUID();
+    const hostFile = `/tmp/replio_host_secret_${id}`;
+    const written = `/tmp/replio_sandbox_wrote_${id}`;
+    await Deno.writeTextFile(hostFile, "host secret\n");
+    try {
+      const command = `cat ${hostFile}; echo left > ${written}; cat ${written}`;
+      const boxed = await invokeInWorktree(wt, "run_command", { command });
+      assert.doesNotMatch(boxed.output, /host secret/);
+      assert.match(boxed.output, /No such file or directory/);
+      // Its own /tmp works inside, and is gone with the sandbox.
+      assert.match(boxed.output, /^left$/m);
+      assert.equal(await exists(written), false);
+
+      const control = await invokeInWorktree(wt, "run_command", { command }, { config: OFF });
+      assert.match(control.output, /host secret/, "the control reads the host's /tmp");
+      assert.equal(await exists(written), true, "the control writes to the host's /tmp");
+    } finally {
+      await Deno.remove(hostFile).catch(() => {});
+      await Deno.remove(written).catch(() => {});
+    }
+  },
+});
+
+Deno.test({
   name: "bwrap'd run_command cannot write .git/config or .replio; unsandboxed it can",
   ignore,
   async fn() {

@@ -442,3 +442,30 @@ Deno.test("repl /session load with a mistyped id names the closest sessions", as
     screen,
   );
 });
+
+/** The session files a worktree holds. */
+async function sessionFiles(worktree: string): Promise<string[]> {
+  try {
+    const entries = await Array.fromAsync(Deno.readDir(join(worktree, ".replio", "sessions")));
+    return entries.filter((e) => e.isFile && e.name.endsWith(".jsonl")).map((e) => e.name);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return [];
+    throw error;
+  }
+}
+
+Deno.test("a REPL quit before any answer leaves no session; one answered leaves one (control)", async () => {
+  await using env = await setup([{ text: "Hello there." }]);
+  {
+    await using repl = await TmuxRepl.start(env.wt.path, env.args);
+    await repl.keys("C-d");
+    await repl.waitForExit();
+  }
+  assert.deepEqual(await sessionFiles(env.wt.path), []);
+  await using repl = await TmuxRepl.start(env.wt.path, env.args);
+  await repl.enter("hi");
+  await repl.waitFor("Hello there.");
+  await repl.keys("C-d");
+  await repl.waitForExit();
+  assert.equal((await sessionFiles(env.wt.path)).length, 1);
+});
