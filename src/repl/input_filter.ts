@@ -98,11 +98,16 @@ export class InputFilter {
     }
   }
 
-  /** Typed keys; several lines in one chunk can only be a paste the terminal did not mark. */
+  /**
+   * Typed keys; several lines of text in one chunk can only be a paste the terminal did not
+   * mark. Control keys in the chunk (Ctrl-C, Ctrl-D, an arrow) mean a person typed it: Enter
+   * then Ctrl-C, arriving together while replio was busy, are two keys, not a pasted line.
+   */
   #typed(text: string): void {
     if (!text) return;
     const body = text.replace(/\r?\n$|\r$/, "");
-    if (/[\r\n]/.test(body) && !body.includes("\x1b")) {
+    // deno-lint-ignore no-control-regex
+    if (/[\r\n]/.test(body) && !/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/.test(body)) {
       this.#forward(this.#pasted(body) + text.slice(body.length));
       return;
     }

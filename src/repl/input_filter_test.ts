@@ -69,3 +69,15 @@ Deno.test("InputFilter interrupts on a lone Esc during a turn but holds arrow ke
   input.write("\x1b");
   assert.deepEqual(forwarded, ["\x1b[A", "\x1b"]);
 });
+
+Deno.test("InputFilter passes Enter then Ctrl-C in one chunk as two keys, not a paste", () => {
+  const { input, forwarded, pastes } = filter();
+  input.write("/tool list_dir {}");
+  input.write("\r\x03");
+  input.write("\r\x04");
+  assert.deepEqual(forwarded, ["/tool list_dir {}", "\r\x03", "\r\x04"]);
+  assert.equal(pastes.expand("[paste #1: 2 lines]"), "[paste #1: 2 lines]", "no paste was stored");
+  // Control: two lines of text in one chunk are still a paste.
+  input.write("a\rb\r");
+  assert.deepEqual(forwarded.at(-1), "[paste #1: 2 lines]\r");
+});
