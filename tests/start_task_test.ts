@@ -75,3 +75,20 @@ Deno.test("deno task start's flags: the REPL starts, runs a tool and pages a kep
   await repl.keys("q");
   await repl.waitForPrompt();
 });
+
+Deno.test("deno task start's flags: an MCP server's tool runs (the MCP SDK loads on first use)", async () => {
+  const echo = new URL("./support/mcp_echo_server.ts", import.meta.url).pathname;
+  await using wt = await tempWorktree({
+    ".replio/config.yaml": JSON.stringify({
+      mcp_servers: { echo: { command: Deno.execPath(), args: ["run", "-A", echo] } },
+      mcp_startup_wait: 30,
+      tool_permission: { mcp: "allow" },
+    }),
+  });
+  const run = await runReplio(
+    ["tool", "mcp__echo__echo", '{"text":"through lazy imports"}', "--trust"],
+    { cwd: wt.path, denoFlags: await startTaskFlags() },
+  );
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(run.stdout.trim(), "through lazy imports");
+});
