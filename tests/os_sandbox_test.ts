@@ -59,6 +59,36 @@ Deno.test({
 });
 
 Deno.test({
+  name: "bwrap'd run_command cannot read replio's API key from /proc; unsandboxed it can",
+  ignore,
+  async fn() {
+    await using wt = await gitWorktree();
+    const key = `sk-proc-${crypto.randomUUID()}`;
+    // Every process's start-up environment, replio's own among them without a PID namespace.
+    const read = [
+      "tool",
+      "run_command",
+      JSON.stringify({
+        command: "cat /proc/[0-9]*/environ 2>/dev/null | tr '\\0' '\\n' | grep -c ^OPENAI_API_KEY=",
+      }),
+      "--yes",
+    ];
+    const env = { OPENAI_API_KEY: key };
+    const boxed = await runReplio(read, { cwd: wt.path, env });
+    assert.ok(!boxed.stdout.includes(key), boxed.stdout);
+    assert.match(boxed.stdout, /^0$/m, "no process in the sandbox holds the key");
+
+    await wt.write(".xdg/replio/config.yaml", 'sandbox:\n  mode: "off"\n');
+    const control = await runReplio(read, { cwd: wt.path, env });
+    assert.match(
+      control.stdout,
+      /^[1-9]\d*$/m,
+      `the control finds replio's entry: ${control.stdout}`,
+    );
+  },
+});
+
+Deno.test({
   name: "bwrap'd run_command has a private /tmp: the host's files there are unseen, its own vanish",
   ignore,
   async fn() {

@@ -11,7 +11,6 @@ import {
   lastUserContent,
   MAIN,
   passEnv,
-  processesMatching,
   sessionRecords,
   setup,
   TmuxRepl,
@@ -19,6 +18,7 @@ import {
 } from "./support/tmux_repl.ts";
 import { tempWorktree } from "./support/worktree.ts";
 import { exists } from "./support/exists.ts";
+import { processesMatching } from "./support/process_state.ts";
 
 Deno.test("repl streams a prompt's answer with a footer", async () => {
   await using env = await setup([{ text: "Hello from the **mock** model, streamed in pieces." }]);

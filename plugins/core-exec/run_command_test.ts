@@ -8,7 +8,7 @@ import {
   runTool,
   tempWorktree,
 } from "../../tests/support/worktree.ts";
-import { isRunning } from "../../tests/support/process_state.ts";
+import { processesMatching } from "../../tests/support/process_state.ts";
 
 Deno.test("run_command reports the exit code with merged output", async () => {
   await using wt = await tempWorktree();
@@ -47,23 +47,33 @@ Deno.test("run_command refuses a missing cwd and an empty command", async () => 
   );
 });
 
+/**
+ * A `sleep` no other process runs: the sandbox gives commands their own PID namespace, so a pid
+ * the command prints is not the host's; the command line is found from outside either way.
+ */
+function uniqueSleep(): string {
+  return `sleep 300.${Math.floor(Math.random() * 1e9)}`;
+}
+
 Deno.test("run_command timeout kills the command's whole process group", async () => {
   await using wt = await tempWorktree();
+  const sleep = uniqueSleep();
   const out = await runTool(wt, "run_command", {
-    command: "sleep 300 & echo $! > bg.pid; echo started; sleep 300",
+    command: `${sleep} & echo started; ${sleep}`,
     timeout: 1,
   });
   assert.equal(out, "timed out after 1s\nstarted");
-  assert.equal(await isRunning(Number(await wt.read("bg.pid"))), false);
+  assert.equal(await processesMatching(sleep), 0, "the background sleep died with the group");
 });
 
 Deno.test("run_command takes its default timeout from tool_timeout", async () => {
   await using wt = await tempWorktree();
-  const out = await runTool(wt, "run_command", { command: "echo $$ > pid; sleep 300" }, {
+  const sleep = uniqueSleep();
+  const out = await runTool(wt, "run_command", { command: sleep }, {
     config: { tool_timeout: 1 },
   });
   assert.equal(out, "timed out after 1s");
-  assert.equal(await isRunning(Number(await wt.read("pid"))), false);
+  assert.equal(await processesMatching(sleep), 0);
 });
 
 Deno.test("run_command cancelled by the turn's signal kills the process group", async () => {
@@ -71,13 +81,16 @@ Deno.test("run_command cancelled by the turn's signal kills the process group", 
   const fifo = join(wt.path, "ready.fifo");
   assert.ok((await new Deno.Command("mkfifo", { args: [fifo] }).output()).success);
   const controller = new AbortController();
+  const sleep = uniqueSleep();
   const running = runTool(wt, "run_command", {
-    command: `sleep 300 & echo $! > bg.pid; echo go > ${fifo}; sleep 300`,
+    command: `${sleep} & echo go > ${fifo}; ${sleep}`,
   }, { signal: controller.signal });
   assert.equal(await Deno.readTextFile(fifo), "go\n"); // blocks until the command is running
+  // Control: the check sees the sleeps while they run.
+  assert.ok(await processesMatching(sleep) >= 1, "the sleeps run before the cancel");
   controller.abort();
   assert.equal(await running, "Error: cancelled by the user");
-  assert.equal(await isRunning(Number(await wt.read("bg.pid"))), false);
+  assert.equal(await processesMatching(sleep), 0);
 });
 
 Deno.test("run_command keeps head and tail of long output with the exact count omitted", async () => {

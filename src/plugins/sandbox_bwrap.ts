@@ -95,7 +95,7 @@ export function commandIsolation(config: Config, worktree: string): string {
 /**
  * The argv prefix that runs a program inside the sandbox, ending in `--`: read-only root, the
  * worktree bound read-write with its protected folders read-only again, a private `/tmp`, a
- * fresh `/dev`, no network unless planned, and the sandbox dies with replio.
+ * fresh `/dev`, its own processes only, no network unless planned, and it dies with replio.
  */
 export async function bwrapArgs(plan: SandboxPlan, cwd: string): Promise<string[]> {
   const present: string[] = [];
@@ -108,9 +108,9 @@ export async function bwrapArgs(plan: SandboxPlan, cwd: string): Promise<string[
 }
 
 /**
- * The argv itself, given which protected folders exist. `/proc` is not mounted afresh: without
- * a PID namespace a new procfs shows the same processes, the read-only root already holds the
- * host's (read-only, which is stricter), and container runtimes often refuse a procfs mount.
+ * The argv itself, given which protected folders exist. A PID namespace with its own `/proc`
+ * hides every process outside the sandbox: without it a command reads replio's own
+ * `/proc/<pid>/environ`, API keys included, whatever the spawner scrubbed from its own.
  */
 function sandboxArgv(plan: SandboxPlan, cwd: string, protectedPaths: string[]): string[] {
   const args = [
@@ -119,6 +119,9 @@ function sandboxArgv(plan: SandboxPlan, cwd: string, protectedPaths: string[]): 
     "/",
     "--dev",
     "/dev",
+    "--unshare-pid",
+    "--proc",
+    "/proc",
     "--tmpfs",
     "/tmp",
     // After the tmpfs, so a worktree under /tmp is bound over it again.

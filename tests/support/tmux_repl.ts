@@ -207,11 +207,6 @@ export function lastUserContent(mock: MockModel, request: number): unknown {
 }
 
 /** How many processes have `text` in their command line. */
-export async function processesMatching(text: string): Promise<number> {
-  const { stdout } = await new Deno.Command("pgrep", { args: ["-f", "-c", text] }).output();
-  return Number(new TextDecoder().decode(stdout).trim() || "0");
-}
-
 /** Polls `condition` until it holds, with the test deadline. */
 export async function waitUntil(condition: () => Promise<boolean>, what: string): Promise<void> {
   const deadline = Date.now() + DEADLINE_MS;
