@@ -167,6 +167,12 @@ Deno.test("--permission-mode accept-edits allows edits in the worktree but still
   assert.equal(actions.git_commit, "ask (git_commit always confirms)");
   const help = await runReplio(["run", "--help"], { cwd: wt.path });
   assert.match(help.stdout, /--permission-mode <mode>/);
+  // `run --permission-mode` reaches the policy like --mode: an unknown one is a usage error.
+  const unknown = await runReplio(["run", "--permission-mode", "no-such-mode", "hi"], {
+    cwd: wt.path,
+  });
+  assert.equal(unknown.code, 2, unknown.stderr);
+  assert.match(unknown.stderr, /no-such-mode.*accept-edits/s);
 
   // The calls themselves, headless and without --yes. Control: outside the mode the edit asks,
   // and a headless ask is a denial (exit 3).

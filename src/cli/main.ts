@@ -32,11 +32,7 @@ export async function main(argv: string[]): Promise<number> {
       if (parsed) {
         const { runHeadless } = await import("./run.ts");
         // The table's types: output has a default and a choice, max-rounds is parsed.
-        const { permissionMode, ...options } = parsed.options as unknown as RunOptions & {
-          permissionMode?: string;
-        };
-        const mode = options.mode ?? permissionMode;
-        return await runHeadless(parsed.prompt.join(" "), { ...options, ...mode ? { mode } : {} });
+        return await runHeadless(parsed.prompt.join(" "), parsed.options as unknown as RunOptions);
       }
     }
     const { buildProgram } = await import("./program.ts");

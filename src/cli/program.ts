@@ -100,12 +100,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .exitOverride()
     .action(async (prompt: string[], options) => {
       const { runHeadless } = await import("./run.ts");
-      setExitCode(
-        await runHeadless(prompt.join(" "), {
-          ...options,
-          mode: options.mode ?? options.permissionMode,
-        }),
-      );
+      setExitCode(await runHeadless(prompt.join(" "), options));
     });
 
   program.command("tool")

@@ -32,6 +32,8 @@ export interface RunOptions {
   session?: string;
   continue?: boolean;
   mode?: string;
+  /** `--permission-mode`: the same as `mode`, which wins when both are given. */
+  permissionMode?: string;
   path?: string;
   maxRounds?: number;
   /** Stop at the first ask-gated call and wait for `replio approve` / `replio deny`. */
@@ -72,7 +74,8 @@ export async function runHeadless(promptArg: string, options: RunOptions): Promi
     : promptArg.trim()
     ? promptArg
     : await readPromptFromStdin();
-  const ws = await openWorkspace({ ...options, headless: options });
+  const mode = options.mode ?? options.permissionMode;
+  const ws = await openWorkspace({ ...options, ...mode ? { mode } : {}, headless: options });
   const resume = options.resume === undefined ? null : await parkedSession(ws, options.resume);
   const id = options.resume ?? await chooseSession(ws.worktree, options);
   const provider = await createProvider(ws.config, { notice: noticeOnStderr });
