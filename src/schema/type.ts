@@ -99,8 +99,20 @@ export const Type = {
     create({ [Kind]: (options as Record<symbol, unknown>)[Kind] ?? "Unsafe" }, options),
 };
 
-/** Keys that only describe a schema: they never make a value fail. */
-const DESCRIPTIVE = new Set(["description", "default", "title", "examples", "type", "const"]);
+/**
+ * The keys {@link quickCheck} reads a schema by: the describing ones (which never make a value
+ * fail) and numeric bounds. A schema with any other key (`pattern`, `const`, `enum` …) goes to
+ * TypeBox's validator.
+ */
+const QUICK_KEYS = new Set([
+  "description",
+  "default",
+  "title",
+  "examples",
+  "type",
+  "minimum",
+  "maximum",
+]);
 
 /**
  * Whether `value` fits `schema`, for the simple schemas most settings have (string, number,
@@ -122,8 +134,7 @@ export function quickCheck(schema: TSchema, value: unknown): true | undefined {
     return (s.anyOf as TSchema[]).some((member) => quickCheck(member, value)) || undefined;
   }
   if (kind === "Literal") return value === s.const || undefined;
-  const bounded = new Set([...DESCRIPTIVE, "minimum", "maximum"]);
-  if (Object.keys(s).some((key) => !bounded.has(key))) return undefined;
+  if (Object.keys(s).some((key) => !QUICK_KEYS.has(key))) return undefined;
   const inBounds = typeof value === "number" &&
     (s.minimum === undefined || value >= (s.minimum as number)) &&
     (s.maximum === undefined || value <= (s.maximum as number));

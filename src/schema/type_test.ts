@@ -110,4 +110,7 @@ Deno.test("quickCheck never passes a value TypeBox's validator fails, for every 
     }
   }
   assert.ok(quick > 50, `quickCheck decided only ${quick} cases itself`);
+  // Constraints it does not read are left to the validator, never waved through.
+  assert.equal(quickCheck(Type.String({ pattern: "^a" }), "b"), undefined);
+  assert.equal(quickCheck(Type.String({ const: "a" } as never), "b"), undefined);
 });
