@@ -65,7 +65,7 @@ if (ended === "deadline") {
   const names = [...slow].map((name) => `  ${name}`).join("\n") || "  (deno named none)";
   await print(
     `\nThe test run passed its ${deadlineSeconds} s deadline (REPLIO_TEST_DEADLINE) and was ` +
-      `stopped. Tests deno reported as still running:\n${names}\n` +
+      `stopped. Tests deno reported as slow (a hung one is among them):\n${names}\n` +
       `\n${counted.passed} passed, ${counted.failed + 1} failed, 0 skipped\n`,
   );
   Deno.exit(1);
