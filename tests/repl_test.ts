@@ -322,10 +322,29 @@ export const plugin = { name: "marking", tools: [] };
 
 const TRUST_QUESTION = "Trust this folder? [y]es always / [o]nce / [N]o, continue without";
 
+/** The untrusted project of {@link untrustedProject} and a REPL in it, at the trust question. */
+async function atTrustQuestion() {
+  const env = await setup([]);
+  try {
+    await untrustedProject(env);
+    const repl = await TmuxRepl.start(env.wt.path, env.args, { ready: TRUST_QUESTION });
+    return {
+      env,
+      repl,
+      async [Symbol.asyncDispose]() {
+        await repl[Symbol.asyncDispose]();
+        await env[Symbol.asyncDispose]();
+      },
+    };
+  } catch (error) {
+    await env[Symbol.asyncDispose]();
+    throw error;
+  }
+}
+
 Deno.test("repl asks once about an untrusted folder's settings; n continues without them", async () => {
-  await using env = await setup([]);
-  await untrustedProject(env);
-  await using repl = await TmuxRepl.start(env.wt.path, env.args, { ready: TRUST_QUESTION });
+  await using started = await atTrustQuestion();
+  const { env, repl } = started;
   const screen = await repl.screen();
   for (
     const line of [
@@ -348,9 +367,8 @@ Deno.test("repl asks once about an untrusted folder's settings; n continues with
 });
 
 Deno.test("repl trust question: y trusts the folder from now on in the global config", async () => {
-  await using env = await setup([]);
-  await untrustedProject(env);
-  await using repl = await TmuxRepl.start(env.wt.path, env.args, { ready: TRUST_QUESTION });
+  await using started = await atTrustQuestion();
+  const { env, repl } = started;
   await repl.enter("y");
   await repl.waitForPrompt();
   assert.equal(
@@ -361,9 +379,8 @@ Deno.test("repl trust question: y trusts the folder from now on in the global co
 });
 
 Deno.test("repl trust question: o trusts the folder for this session only", async () => {
-  await using env = await setup([]);
-  await untrustedProject(env);
-  await using repl = await TmuxRepl.start(env.wt.path, env.args, { ready: TRUST_QUESTION });
+  await using started = await atTrustQuestion();
+  const { env, repl } = started;
   await repl.enter("o");
   await repl.waitFor("Trusted for this session");
   await repl.waitForPrompt();
@@ -372,9 +389,8 @@ Deno.test("repl trust question: o trusts the folder for this session only", asyn
 });
 
 Deno.test("repl trust question: Ctrl-D means no, and the REPL keeps running", async () => {
-  await using env = await setup([]);
-  await untrustedProject(env);
-  await using repl = await TmuxRepl.start(env.wt.path, env.args, { ready: TRUST_QUESTION });
+  await using started = await atTrustQuestion();
+  const { env, repl } = started;
   await repl.keys("C-d");
   await repl.waitFor("Continuing without the folder's settings");
   await repl.waitForPrompt();
