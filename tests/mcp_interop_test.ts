@@ -11,6 +11,7 @@ import { parse as parseYaml } from "yaml";
 import { loadMcpSdk } from "../src/mcp/mod.ts";
 import { MAIN, replioCommand, runReplio } from "./support/replio_process.ts";
 import { tempWorktree } from "./support/worktree.ts";
+import { processesMatching } from "./support/process_state.ts";
 
 const ECHO_SERVER = new URL("./support/mcp_echo_server.ts", import.meta.url).pathname;
 
@@ -103,25 +104,27 @@ async function untilListed(
   const { ToolListChangedNotificationSchema } = await loadMcpSdk();
   let changed = Promise.withResolvers<void>();
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => changed.resolve());
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<"late">((resolve) =>
-    timer = setTimeout(() => resolve("late"), seconds * 1000)
-  );
-  try {
-    for (;;) {
-      const pending = changed.promise;
-      const { tools } = await client.listTools();
-      if (tools.some((t) => t.name === name)) return;
-      if (await Promise.race([pending, late]) === "late") {
-        throw new Error(
-          `${name} not listed within ${seconds} s; listed: ${tools.map((t) => t.name).join(", ")}`,
-        );
-      }
-      changed = Promise.withResolvers();
+  const deadline = AbortSignal.timeout(seconds * 1000);
+  for (;;) {
+    const pending = changed.promise;
+    const { tools } = await client.listTools();
+    if (tools.some((t) => t.name === name)) return;
+    if (await orLate(pending, deadline) === "late") {
+      throw new Error(
+        `${name} not listed within ${seconds} s; listed: ${tools.map((t) => t.name).join(", ")}`,
+      );
     }
-  } finally {
-    clearTimeout(timer);
+    changed = Promise.withResolvers();
   }
+}
+
+/** `promise`'s value, or "late" once `deadline` fires: a wait that cannot hang a test. */
+function orLate<T>(promise: Promise<T>, deadline: AbortSignal): Promise<T | "late"> {
+  const late = new Promise<"late">((resolve) => {
+    if (deadline.aborted) resolve("late");
+    deadline.addEventListener("abort", () => resolve("late"), { once: true });
+  });
+  return Promise.race([promise, late]);
 }
 
 function echoServer(...flags: string[]) {
@@ -190,7 +193,7 @@ function rawMcp(cwd: string, env: Record<string, string>, args: string[]) {
      */
     async next(wanted: (message: Record<string, unknown>) => boolean, seconds = 60) {
       const dropped: string[] = [];
-      const deadline = Date.now() + seconds * 1000;
+      const deadline = AbortSignal.timeout(seconds * 1000);
       for (;;) {
         let end: number;
         while ((end = buffer.indexOf("\n")) !== -1) {
@@ -200,11 +203,7 @@ function rawMcp(cwd: string, env: Record<string, string>, args: string[]) {
           if (wanted(message)) return message as Record<string, unknown>;
           dropped.push(line);
         }
-        let timer: ReturnType<typeof setTimeout> | undefined;
-        const late = new Promise<"late">((resolve) =>
-          timer = setTimeout(() => resolve("late"), Math.max(0, deadline - Date.now()))
-        );
-        const read = await Promise.race([lines.read(), late]).finally(() => clearTimeout(timer));
+        const read = await orLate(lines.read(), deadline);
         if (read === "late" || read.done) {
           throw new Error(
             `${read === "late" ? `no such message within ${seconds} s` : "replio mcp ended"}; ` +
@@ -224,6 +223,8 @@ function rawMcp(cwd: string, env: Record<string, string>, args: string[]) {
 
 Deno.test("replio mcp answers an unknown tool with -32602, bad params readably, and ends running calls when stdin closes", async () => {
   await using wt = await mcpWorktree({ mcp_progress_interval: 0.3 });
+  // A sleep no other process runs, found from outside by its command line.
+  const sleep = `sleep 30.${Math.floor(Math.random() * 1e9)}`;
   const mcp = rawMcp(wt.path, wt.env, ["--yes"]);
   await mcp.send({
     id: 1,
@@ -245,7 +246,7 @@ Deno.test("replio mcp answers an unknown tool with -32602, bad params readably, 
     method: "tools/call",
     params: {
       name: "run_command",
-      arguments: { command: "echo $$ > pid.txt; exec sleep 30" },
+      arguments: { command: `touch started.txt; exec ${sleep}` },
       _meta: { progressToken: "call-2" },
     },
   });
@@ -288,16 +289,15 @@ Deno.test("replio mcp answers an unknown tool with -32602, bad params readably, 
     "notifications/progress",
     `call 2 ended early: ${JSON.stringify(beat)}`,
   );
-  assert.ok(existsSync(join(wt.path, "pid.txt")));
+  assert.ok(existsSync(join(wt.path, "started.txt")));
+  // Control: the check below sees the command while it runs.
+  assert.ok(await processesMatching(sleep) >= 1);
   await mcp.writer.close();
   const status = await mcp.child.status;
   await mcp.lines.cancel();
   assert.equal(status.code, 0);
-  const pid = (await Deno.readTextFile(join(wt.path, "pid.txt"))).trim();
-  const state = existsSync(`/proc/${pid}/stat`)
-    ? (await Deno.readTextFile(`/proc/${pid}/stat`)).split(" ")[2]
-    : "gone";
-  assert.ok(state === "gone" || state === "Z", `the command's process is ${state}`);
+  // Found by its command line: inside the sandbox's PID namespace, `$$` is not the host's pid.
+  assert.equal(await processesMatching(sleep), 0, "the command ended with replio");
 });
 
 Deno.test("server-everything, configured as docs/mcp.md shows: a result that reads Error: but is no error succeeds", async () => {
