@@ -37,12 +37,9 @@ export const outputCommand: SlashCommand = {
       return;
     }
     const pager = repl.pagerTerminal();
-    if (pager && store.has(id)) {
-      await pageOutput(store.pathOf(id), id, pager, first);
-      return;
-    }
     let page;
     try {
+      if (pager) return await pageOutput(store.pathOf(id), id, pager, first);
       page = await store.page(id, first, pageLines());
     } catch (error) {
       if (!(error instanceof Deno.errors.NotFound)) throw error;
