@@ -6,6 +6,7 @@ import { serveMcp } from "../mcp/mod.ts";
 import { VERSION } from "../version.ts";
 import { EXIT } from "./errors.ts";
 import { openWorkspace } from "./workspace.ts";
+import { keepSpareShells } from "../plugins/spare_shell.ts";
 
 /** Options of `replio mcp`. */
 export interface McpCommandOptions {
@@ -30,6 +31,8 @@ export async function runMcpServer(options: McpCommandOptions): Promise<number> 
       ),
     );
   }
+  // Each command finds its shell (and sandbox) started while the model was thinking.
+  await using _spareShells = keepSpareShells();
   await serveMcp({ ...ws, version: VERSION });
   return EXIT.ok;
 }

@@ -15,6 +15,7 @@ import { chooseSession } from "./choose_session.ts";
 import { runConfigCommand } from "./config.ts";
 import { createRootAgent } from "./start_agent.ts";
 import { configFlags, openWorkspace } from "./workspace.ts";
+import { keepSpareShells } from "../plugins/spare_shell.ts";
 
 /** Options of the bare `replio` command. */
 export interface ReplOptions {
@@ -46,6 +47,8 @@ export async function runRepl(options: ReplOptions): Promise<number> {
         })
       : undefined,
   });
+  // Each command finds its shell (and sandbox) started while the model was thinking.
+  await using _spareShells = keepSpareShells();
   // Reloading keeps this session's trust decision (--trust or "once" included).
   const trust = ws.config.trust.trusted;
   const sessionId = await chooseSession(ws.worktree, options);

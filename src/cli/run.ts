@@ -21,6 +21,7 @@ import { createRootAgent } from "./start_agent.ts";
 import { resumeState } from "../engine/mod.ts";
 import { parkedNotice, parkedSession } from "./parked.ts";
 import { openWorkspace } from "./workspace.ts";
+import { keepSpareShells } from "../plugins/spare_shell.ts";
 
 /** Options of `replio run`. */
 export interface RunOptions {
@@ -86,6 +87,8 @@ export async function runHeadless(promptArg: string, options: RunOptions): Promi
     // stderr, whatever the output format: stdout stays the answer or the JSON.
     onUnwritable: noticeOnStderr,
   });
+  // Each command finds its shell (and sandbox) started while the model was thinking.
+  await using _spareShells = keepSpareShells();
   const isNew = session.turns === 0;
   const stdout = fileWriter(Deno.stdout);
   const sink = createSink(options.output, stdout, ws.config);

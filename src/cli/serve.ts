@@ -13,6 +13,7 @@ import { EXIT, UsageError } from "./errors.ts";
 import { createRootAgent } from "./start_agent.ts";
 import { toolListing } from "./tools.ts";
 import { openWorkspace } from "./workspace.ts";
+import { keepSpareShells } from "../plugins/spare_shell.ts";
 
 /** Options of `replio serve`. */
 export interface ServeCommandOptions {
@@ -44,6 +45,8 @@ export async function runServer(options: ServeCommandOptions): Promise<number> {
   }
   const ws = await openWorkspace({ ...options, headless: options });
   const provider = await createProvider(ws.config, { notice: noticeOnStderr });
+  // Each command finds its shell (and sandbox) started while the model was thinking.
+  await using _spareShells = keepSpareShells();
   let server;
   try {
     server = startServer({

@@ -9,10 +9,11 @@ import { dirname } from "./path.ts";
  * Throws when `file` is no longer what was judged: its folder now resolves elsewhere, or the
  * file itself has become a symlink. A missing file is fine (it is about to be created).
  */
-export async function assertResolved(file: string): Promise<void> {
+export function assertResolved(file: string): void {
   const dir = dirname(file);
-  const realDir = await Deno.realPath(dir);
-  const info = await lstatOrNull(file);
+  // Synchronous: two metadata calls of microseconds each, against ~70 µs apiece async.
+  const realDir = Deno.realPathSync(dir);
+  const info = lstatOrNull(file);
   if (realDir === dir && !info?.isSymlink) return;
   throw new TypeError(
     `Cannot write "${file}": a symlink appeared on the path after it was checked, so the ` +
@@ -21,9 +22,9 @@ export async function assertResolved(file: string): Promise<void> {
 }
 
 /** `lstat`, or null when nothing is there. */
-export async function lstatOrNull(file: string): Promise<Deno.FileInfo | null> {
+export function lstatOrNull(file: string): Deno.FileInfo | null {
   try {
-    return await Deno.lstat(file);
+    return Deno.lstatSync(file);
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return null;
     throw error;

@@ -21,8 +21,8 @@ export async function appendFileNoFollow(
   file: string,
   text: string,
 ): Promise<"created" | "appended"> {
-  await assertResolved(file);
-  const before = await lstatOrNull(file);
+  assertResolved(file);
+  const before = lstatOrNull(file);
   // createNew is O_EXCL: it fails on any link, dangling ones included, instead of following it.
   const handle = before === null
     ? await Deno.open(file, { write: true, createNew: true })

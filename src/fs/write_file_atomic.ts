@@ -33,15 +33,17 @@ export async function writeFileAtomic(
   text: string,
   options: AtomicWriteOptions = {},
 ): Promise<void> {
-  const mode = options.mode !== undefined ? options.mode : await existingMode(file);
+  // Metadata calls are synchronous (microseconds, against ~70 µs apiece async); the data is
+  // written asynchronously, as it may be large.
+  const mode = options.mode !== undefined ? options.mode : existingMode(file);
   const temp = join(dirname(file), `.${basename(file)}.${crypto.randomUUID().slice(0, 8)}.tmp`);
-  if (options.resolved) await assertResolved(file);
+  if (options.resolved) assertResolved(file);
   try {
     await Deno.writeTextFile(temp, text, { createNew: true });
     // The umask may have narrowed the mode given at creation, so it is set afterwards.
-    if (mode !== null) await Deno.chmod(temp, mode & 0o7777);
-    if (options.resolved) await assertResolved(file);
-    await Deno.rename(temp, file);
+    if (mode !== null) Deno.chmodSync(temp, mode & 0o7777);
+    if (options.resolved) assertResolved(file);
+    Deno.renameSync(temp, file);
   } catch (error) {
     // A failed cleanup must not hide why the write failed (on a read-only file system both do).
     await Deno.remove(temp).catch(() => {});
@@ -49,9 +51,9 @@ export async function writeFileAtomic(
   }
 }
 
-async function existingMode(file: string): Promise<number | null> {
+function existingMode(file: string): number | null {
   try {
-    return (await Deno.stat(file)).mode;
+    return Deno.statSync(file).mode;
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return null;
     throw error;

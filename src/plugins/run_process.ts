@@ -7,7 +7,9 @@
  */
 import { Config } from "../config/mod.ts";
 import { childEnv } from "./child_env.ts";
-import { bwrapArgs, type SandboxPlan } from "./sandbox_bwrap.ts";
+import { join } from "../fs/path.ts";
+import { bwrapArgs, PROTECTED_DIRS, type SandboxPlan } from "./sandbox_bwrap.ts";
+import { startShell } from "./spare_shell.ts";
 
 /** Lines kept from the start of long output: how the command began (what it ran, warnings). */
 export const HEAD_LINES = 100;
@@ -27,9 +29,6 @@ const KILL_GRACE_MS = 2_000;
 const DRAIN_MS = 500;
 /** How often a killed group is checked for survivors. */
 const POLL_MS = 20;
-
-/** Bash re-execs itself with stderr on the stdout pipe, so both arrive in the order written. */
-const MERGE_SCRIPT = 'exec 2>&1; exec bash -c "$1"';
 
 /** Options for {@link runProcess}. */
 export interface RunProcessOptions {
@@ -187,19 +186,15 @@ async function spawnGroup(options: RunProcessOptions): Promise<Deno.ChildProcess
   try {
     // setsid makes bash (or bwrap) a session and group leader (pid = pgid): one kill reaches
     // every child.
-    const sandbox = options.sandbox?.kind === "bwrap"
-      ? ["bwrap", ...await bwrapArgs(options.sandbox, options.cwd)]
-      : [];
-    return new Deno.Command("setsid", {
-      args: [...sandbox, "bash", "-c", MERGE_SCRIPT, "bash", options.command],
+    const plan = options.sandbox?.kind === "bwrap" ? options.sandbox : undefined;
+    return startShell({
+      prefix: plan ? ["bwrap", ...await bwrapArgs(plan, options.cwd)] : [],
       cwd: options.cwd,
-      stdin: "null",
-      stdout: "piped",
-      stderr: "null",
-      // The whole environment is given: inherited, withheld variables would come back.
-      clearEnv: true,
       env: childEnv(options.config ?? Config.defaults(), options.env),
-    }).spawn();
+      boundPaths: plan
+        ? [plan.worktree, options.cwd, ...PROTECTED_DIRS.map((dir) => join(plan.worktree, dir))]
+        : [options.cwd],
+    }, options.command);
   } catch (error) {
     if (error instanceof Deno.errors.NotCapable) {
       throw new Deno.errors.NotCapable(

@@ -13,8 +13,12 @@ const MAX_SYMLINKS = 40;
  * worktree, and every symlink is followed, a dangling one included, so the result is where a
  * write would land.
  */
-export async function resolveToolPath(path: string, worktree: string): Promise<string> {
-  return await resolveSymlinks(absoluteToolPath(path, worktree));
+export function resolveToolPath(path: string, worktree: string): Promise<string> {
+  try {
+    return Promise.resolve(resolveSymlinks(absoluteToolPath(path, worktree)));
+  } catch (error) {
+    return Promise.reject(error);
+  }
 }
 
 /** `path` made absolute and normalised (`~`, relative, `..`) without touching the disk. */
@@ -36,26 +40,29 @@ function expandHome(path: string): string {
  * Follows every symlink in `absolute`. `realPath` resolves the deepest ancestor that exists;
  * the rest is walked one component at a time with `lstat`, so a dangling link (last or in the
  * middle) is followed to where it points instead of being taken for a new file in the worktree.
+ * The calls are synchronous: each is a few microseconds of metadata, where Deno's async calls
+ * cost about 70 µs apiece in a hop to a worker thread, and every tool call resolves its path
+ * several times (docs/decisions.md).
  */
-async function resolveSymlinks(absolute: string): Promise<string> {
+function resolveSymlinks(absolute: string): string {
   const rest: string[] = [];
   let base = absolute;
   while (true) {
     try {
-      return await walkLinks(await Deno.realPath(base), rest.reverse(), absolute);
+      return walkLinks(Deno.realPathSync(base), rest.reverse(), absolute);
     } catch (error) {
       // A loop is walked too, so it ends in this module's message rather than the OS's.
       if (!isMissing(error) && !(error instanceof Deno.errors.FilesystemLoop)) throw error;
     }
     const parent = dirname(base);
-    if (parent === base) return await walkLinks(base, rest.reverse(), absolute);
+    if (parent === base) return walkLinks(base, rest.reverse(), absolute);
     rest.push(base.slice(parent.length).replace(/^[/\\]/, ""));
     base = parent;
   }
 }
 
 /** Appends `pending` components to the real folder `start`, following each symlink met. */
-async function walkLinks(start: string, pending: string[], absolute: string): Promise<string> {
+function walkLinks(start: string, pending: string[], absolute: string): string {
   let current = start;
   let followed = 0;
   let missing = false;
@@ -70,7 +77,7 @@ async function walkLinks(start: string, pending: string[], absolute: string): Pr
     }
     const next = join(current, part);
     // Below a missing folder nothing exists, so nothing more can be a link.
-    const info = missing ? null : await lstatOrNull(next);
+    const info = missing ? null : lstatOrNull(next);
     if (info === null) missing = true;
     if (!info?.isSymlink) {
       current = next;
@@ -82,7 +89,7 @@ async function walkLinks(start: string, pending: string[], absolute: string): Pr
           `fix the links or give another path`,
       );
     }
-    const target = await Deno.readLink(next);
+    const target = Deno.readLinkSync(next);
     pending.unshift(...components(target));
     current = isAbsolute(target) ? rootOf(target) : current;
   }
@@ -93,9 +100,9 @@ function components(path: string): string[] {
   return path.split(/[/\\]/);
 }
 
-async function lstatOrNull(path: string): Promise<Deno.FileInfo | null> {
+function lstatOrNull(path: string): Deno.FileInfo | null {
   try {
-    return await Deno.lstat(path);
+    return Deno.lstatSync(path);
   } catch (error) {
     if (isMissing(error)) return null;
     throw error;

@@ -1,0 +1,186 @@
+/**
+ * A command's shell, started before the command is known. Under bubblewrap a shell takes about
+ * 10 ms to start (namespaces, mounts, a fresh `/proc`), without it about 4 ms; a spare started
+ * when one command ends is waiting when the model asks for the next, which then starts in about
+ * a millisecond. Each spare serves one command, so no two commands ever share a sandbox.
+ *
+ * A spare serves only a command whose own start would be identical: the same argv (sandbox
+ * plan, cwd, the protected folders bound read-only), the same environment, and the same
+ * folders behind the worktree, the cwd and each protected path (one deleted and made again since
+ * the spare started would leave the spare bound to the old one). Anything else starts afresh,
+ * and the spare is ended.
+ *
+ * The spare reads its command from stdin, followed by a random end mark: a command cut short
+ * (replio killed mid-write) lacks the mark and never runs. Spares are kept only while a
+ * front-end asks for them ({@link keepSpareShells}); elsewhere (`replio tool`, tests) every
+ * command starts afresh.
+ * @module
+ */
+
+/** How a command's process group starts: `setsid` with these arguments, in `cwd`, with `env`. */
+export interface ShellStart {
+  /** Arguments of `setsid` up to the shell: `bwrap … --` for a sandboxed command, or none. */
+  prefix: string[];
+  cwd: string;
+  env: Record<string, string>;
+  /** Paths whose identity (device and inode) a spare must still match: worktree, cwd, binds. */
+  boundPaths: string[];
+}
+
+/** Bash re-execs itself with stderr on the stdout pipe, so both arrive in the order written. */
+const MERGE_SCRIPT = 'exec 2>&1; exec bash -c "$1"';
+
+/**
+ * What a spare runs: read stdin whole (`$(< …)` reads it without a fork of cat), check the end
+ * mark given as `$1`, and then exactly what {@link MERGE_SCRIPT} does, with stdin closed.
+ */
+export const SPARE_SCRIPT = 'c=$(< /dev/stdin); [[ $c == *"$1" ]] || exit 112; c=${c%"$1"}; ' +
+  'exec 2>&1 </dev/null; exec bash -c "$c"';
+
+interface Spare {
+  key: string;
+  child: Deno.ChildProcess;
+  endMark: string;
+  exited: boolean;
+}
+
+let keeping = 0;
+let spare: Spare | undefined;
+let pending: ReturnType<typeof setTimeout> | undefined;
+
+/**
+ * Keeps a spare shell ready while the returned handle is held; disposing it (when the last
+ * holder lets go) ends the spare and waits for it to exit. The REPL, `replio run`, `serve` and
+ * `mcp` hold one.
+ */
+export function keepSpareShells(): AsyncDisposable {
+  keeping++;
+  let released = false;
+  return {
+    async [Symbol.asyncDispose]() {
+      if (released) return;
+      released = true;
+      if (--keeping === 0) await dropSpare();
+    },
+  };
+}
+
+/**
+ * Starts `command` as the leader of a new process group: in the waiting spare when it matches
+ * `start`, else afresh. A spare for the next command is started once this one has ended.
+ */
+export function startShell(start: ShellStart, command: string): Deno.ChildProcess {
+  const key = keepingSpares() ? spareKey(start) : "";
+  const child = (key && takeSpare(key, command)) || spawnFresh(start, command);
+  // The next spare starts once this command has ended and its result is on its way.
+  if (key) child.status.then(() => schedule(() => prepareSpare(start, key)), () => {});
+  return child;
+}
+
+/** The pid of the spare waiting for a command, if one is (for tests and diagnostics). */
+export function waitingSparePid(): number | undefined {
+  return spare && !spare.exited ? spare.child.pid : undefined;
+}
+
+function keepingSpares(): boolean {
+  return keeping > 0;
+}
+
+function spawnFresh(start: ShellStart, command: string): Deno.ChildProcess {
+  return spawn(start, [...start.prefix, "bash", "-c", MERGE_SCRIPT, "bash", command], "null");
+}
+
+function spawn(start: ShellStart, args: string[], stdin: "null" | "piped"): Deno.ChildProcess {
+  return new Deno.Command("setsid", {
+    args,
+    cwd: start.cwd,
+    stdin,
+    stdout: "piped",
+    stderr: "null",
+    // The whole environment is given: inherited, withheld variables would come back.
+    clearEnv: true,
+    env: start.env,
+  }).spawn();
+}
+
+/** The waiting spare with this key, now given `command`; undefined when there is none. */
+function takeSpare(key: string, command: string): Deno.ChildProcess | undefined {
+  const taken = spare;
+  if (!taken) return undefined;
+  spare = undefined;
+  // A NUL cannot reach bash through stdin the way it would through argv: start afresh.
+  if (taken.key !== key || taken.exited || command.includes("\0")) {
+    void endSpare(taken);
+    return undefined;
+  }
+  const writer = taken.child.stdin.getWriter();
+  // The pipe holds far more than a command line; the write completes without the reader.
+  writer.write(new TextEncoder().encode(command + taken.endMark))
+    .then(() => writer.close())
+    .catch(() => {
+      // The spare died after the check: it exits without running anything (no end mark).
+    });
+  taken.child.ref();
+  return taken.child;
+}
+
+/** Starts a spare for the next command like this one, unless one is waiting already. */
+function prepareSpare(start: ShellStart, key: string): void {
+  if (!keepingSpares() || spare?.key === key) return;
+  if (spare) void endSpare(spare);
+  const endMark = `\n#${crypto.randomUUID()}`;
+  let child: Deno.ChildProcess;
+  try {
+    child = spawn(start, [...start.prefix, "bash", "-c", SPARE_SCRIPT, "bash", endMark], "piped");
+  } catch {
+    return; // The next command starts afresh and reports what is wrong.
+  }
+  const ready: Spare = { key, child, endMark, exited: false };
+  // A waiting spare must not keep replio alive.
+  child.unref();
+  child.status.then(() => ready.exited = true);
+  spare = ready;
+}
+
+function schedule(prepare: () => void): void {
+  clearTimeout(pending);
+  pending = setTimeout(() => {
+    pending = undefined;
+    prepare();
+  }, 0);
+}
+
+async function dropSpare(): Promise<void> {
+  clearTimeout(pending);
+  pending = undefined;
+  const unused = spare;
+  spare = undefined;
+  if (unused) await endSpare(unused);
+}
+
+/** Closing its stdin without the end mark makes a spare exit without running anything. */
+async function endSpare(unused: Spare): Promise<void> {
+  // Waited for now, so it must hold the event loop again.
+  unused.child.ref();
+  await unused.child.stdin.close().catch(() => {});
+  await unused.child.stdout.cancel().catch(() => {});
+  await unused.child.status;
+}
+
+/**
+ * Everything a command's start depends on. A folder's identity comes from `stat` (device and
+ * inode); a path that is missing counts as missing, so its appearance changes the key.
+ */
+function spareKey(start: ShellStart): string {
+  const identities = start.boundPaths.map((path) => {
+    try {
+      const info = Deno.statSync(path);
+      return `${info.dev}:${info.ino}`;
+    } catch {
+      return "-";
+    }
+  });
+  // Deno lists the environment in no fixed order.
+  const env = Object.entries(start.env).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0);
+  return JSON.stringify([start.prefix, start.cwd, env, identities]);
+}
