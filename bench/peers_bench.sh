@@ -8,7 +8,7 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 export DENO_NO_UPDATE_CHECK=1
 out=${BENCH_OUT:-$here/results/peers-runs}
-agents=(replio refagent)
+agents=(replio replio-nosandbox refagent)
 if [[ -n ${PEERS:-} ]]; then
   for peer in codex opencode qwen gemini claude; do
     case $peer in

@@ -6,6 +6,7 @@
 import { join } from "../fs/path.ts";
 import { AGENT_SCHEMA, type Config, ConfigError, describeSchema } from "../config/mod.ts";
 import type { Action } from "../tools/types.ts";
+import { parseYaml } from "../config/plain_yaml.ts";
 
 /** An agent type as delegate runs it. */
 export interface AgentType {
@@ -92,8 +93,7 @@ export async function parseAgentFile(name: string, text: string, file: string): 
   }
   let front: unknown;
   try {
-    const { parse } = await import("yaml");
-    front = parse(match[1]!) ?? {};
+    front = await parseYaml(match[1]!) ?? {};
   } catch (error) {
     throw new ConfigError(
       `Cannot load agent type ${file}: invalid YAML: ${(error as Error).message.split("\n")[0]}`,

@@ -32,7 +32,7 @@ export async function runMcpServer(options: McpCommandOptions): Promise<number> 
     );
   }
   // Each command finds its shell (and sandbox) started while the model was thinking.
-  await using _spareShells = keepSpareShells();
+  await using _spareShells = keepSpareShells({ waitForExit: false });
   await serveMcp({ ...ws, version: VERSION });
   return EXIT.ok;
 }

@@ -48,7 +48,7 @@ export async function runRepl(options: ReplOptions): Promise<number> {
       : undefined,
   });
   // Each command finds its shell (and sandbox) started while the model was thinking.
-  await using _spareShells = keepSpareShells();
+  await using _spareShells = keepSpareShells({ waitForExit: false });
   // Reloading keeps this session's trust decision (--trust or "once" included).
   const trust = ws.config.trust.trusted;
   const sessionId = await chooseSession(ws.worktree, options);

@@ -22,6 +22,7 @@ import { resumeState } from "../engine/mod.ts";
 import { parkedNotice, parkedSession } from "./parked.ts";
 import { openWorkspace } from "./workspace.ts";
 import { keepSpareShells } from "../plugins/spare_shell.ts";
+import { probeBwrapSoon } from "../plugins/sandbox_bwrap.ts";
 
 /** Options of `replio run`. */
 export interface RunOptions {
@@ -87,8 +88,10 @@ export async function runHeadless(promptArg: string, options: RunOptions): Promi
     // stderr, whatever the output format: stdout stays the answer or the JSON.
     onUnwritable: noticeOnStderr,
   });
-  // Each command finds its shell (and sandbox) started while the model was thinking.
-  await using _spareShells = keepSpareShells();
+  // Each command finds its shell (and sandbox) started while the model was thinking, and the
+  // first one finds bubblewrap already probed.
+  await using _spareShells = keepSpareShells({ waitForExit: false });
+  probeBwrapSoon(ws.config);
   const isNew = session.turns === 0;
   const stdout = fileWriter(Deno.stdout);
   const sink = createSink(options.output, stdout, ws.config);

@@ -46,7 +46,7 @@ export async function runServer(options: ServeCommandOptions): Promise<number> {
   const ws = await openWorkspace({ ...options, headless: options });
   const provider = await createProvider(ws.config, { notice: noticeOnStderr });
   // Each command finds its shell (and sandbox) started while the model was thinking.
-  await using _spareShells = keepSpareShells();
+  await using _spareShells = keepSpareShells({ waitForExit: false });
   let server;
   try {
     server = startServer({

@@ -9,6 +9,7 @@ import { Config, ConfigError, type FolderTrust, type Setting } from "./config.ts
 import { CONFIG_KEYS, type ConfigKey } from "./defaults.ts";
 import { describeSchema } from "./describe_schema.ts";
 import { quickCheck } from "../schema/type.ts";
+import { parseYaml } from "./plain_yaml.ts";
 import {
   findTrustingEntry,
   projectFolders,
@@ -197,11 +198,9 @@ export async function parseConfigText(
   text: string,
   file: string,
 ): Promise<Record<string, unknown>> {
-  // yaml is the costliest import on the start-up path and most runs have no config file.
-  const { parse } = await import("yaml");
   let document: unknown;
   try {
-    document = parse(text);
+    document = await parseYaml(text);
   } catch (error) {
     // The yaml package puts a code excerpt after the first line; the first says it all.
     const detail = (error instanceof Error ? error.message : String(error)).split("\n")[0]!

@@ -24,14 +24,20 @@ export interface SandboxPlan {
   problem?: string;
 }
 
-let probed: { usable: boolean; reason: string } | undefined;
+let probed: Probe | undefined;
+let probing: Promise<void> | undefined;
+
+interface Probe {
+  usable: boolean;
+  reason: string;
+}
 
 /**
  * Whether bubblewrap runs here (installed, user namespaces allowed, and every mount the real
  * sandbox makes permitted). The probe runs the exact argv a command gets, around a scratch
  * worktree, so a container that allows user namespaces but refuses, say, a tmpfs is caught
  * here and not at the first command. Probed once per process, synchronously because the
- * policy asks while listing tools; about 20 ms.
+ * policy asks while listing tools (about 20 ms), unless {@link probeBwrapSoon} has answered.
  */
 export function bwrapUsable(): boolean {
   return probeBwrap().usable;
@@ -42,28 +48,60 @@ export function bwrapProblem(): string {
   return probeBwrap().reason;
 }
 
-function probeBwrap(): { usable: boolean; reason: string } {
+/**
+ * Starts the probe in the background when `config` may sandbox commands, so that the first
+ * command finds the answer ready instead of waiting about 20 ms for it (`replio run` calls it
+ * before the first request, which the probe then overlaps).
+ */
+export function probeBwrapSoon(config: Config): void {
+  if (probed || probing || config.get("sandbox.mode") === "off") return;
+  if (Deno.build.os !== "linux") return;
+  probing = (async () => {
+    const scratch = await Deno.makeTempDir({ prefix: "replio_bwrap_probe_" });
+    try {
+      const output = await probeCommand(scratch).output();
+      probed ??= probeResult(output);
+    } finally {
+      await Deno.remove(scratch, { recursive: true });
+    }
+  })().catch((error) => {
+    probed ??= notRunnable(error);
+  }).finally(() => probing = undefined);
+}
+
+function probeBwrap(): Probe {
   if (probed) return probed;
   if (Deno.build.os !== "linux") return probed = { usable: false, reason: "not Linux" };
   let scratch: string | undefined;
   try {
     scratch = Deno.makeTempDirSync({ prefix: "replio_bwrap_probe_" });
-    const plan = { kind: "bwrap", network: false, worktree: scratch, label: "" } as const;
-    const probe = new Deno.Command("bwrap", {
-      args: [...sandboxArgv(plan, scratch, []), "true"],
-      stdin: "null",
-      stdout: "null",
-      stderr: "piped",
-    }).outputSync();
-    const reason = new TextDecoder().decode(probe.stderr).trim().split("\n")[0] ?? "";
-    probed = { usable: probe.success, reason: probe.success ? "" : reason || `exit ${probe.code}` };
+    probed = probeResult(probeCommand(scratch).outputSync());
   } catch (error) {
-    // Not installed, or replio may not run it: either way no sandbox.
-    probed = { usable: false, reason: error instanceof Error ? error.message : String(error) };
+    probed = notRunnable(error);
   } finally {
     if (scratch) Deno.removeSync(scratch, { recursive: true });
   }
   return probed;
+}
+
+function probeCommand(scratch: string): Deno.Command {
+  const plan = { kind: "bwrap", network: false, worktree: scratch, label: "" } as const;
+  return new Deno.Command("bwrap", {
+    args: [...sandboxArgv(plan, scratch, []), "true"],
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  });
+}
+
+function probeResult(probe: Deno.CommandOutput): Probe {
+  const reason = new TextDecoder().decode(probe.stderr).trim().split("\n")[0] ?? "";
+  return { usable: probe.success, reason: probe.success ? "" : reason || `exit ${probe.code}` };
+}
+
+/** Not installed, or replio may not run it: either way no sandbox. */
+function notRunnable(error: unknown): Probe {
+  return { usable: false, reason: error instanceof Error ? error.message : String(error) };
 }
 
 /** The label of a bwrap run, e.g. `bwrap(net=off, write=worktree)`. */

@@ -50,17 +50,18 @@ let pending: ReturnType<typeof setTimeout> | undefined;
 
 /**
  * Keeps a spare shell ready while the returned handle is held; disposing it (when the last
- * holder lets go) ends the spare and waits for it to exit. The REPL, `replio run`, `serve` and
- * `mcp` hold one.
+ * holder lets go) ends the spare. The REPL, `replio run`, `serve` and `mcp` hold one until the
+ * process ends, with `waitForExit: false`: a spare ends by itself when replio exits, so they do
+ * not wait the few milliseconds a sandbox takes to be torn down.
  */
-export function keepSpareShells(): AsyncDisposable {
+export function keepSpareShells(options: { waitForExit?: boolean } = {}): AsyncDisposable {
   keeping++;
   let released = false;
   return {
     async [Symbol.asyncDispose]() {
       if (released) return;
       released = true;
-      if (--keeping === 0) await dropSpare();
+      if (--keeping === 0) await dropSpare(options.waitForExit ?? true);
     },
   };
 }
@@ -150,12 +151,15 @@ function schedule(prepare: () => void): void {
   }, 0);
 }
 
-async function dropSpare(): Promise<void> {
+async function dropSpare(waitForExit: boolean): Promise<void> {
   clearTimeout(pending);
   pending = undefined;
   const unused = spare;
   spare = undefined;
-  if (unused) await endSpare(unused);
+  if (!unused) return;
+  if (waitForExit) await endSpare(unused);
+  // Unreferenced, it does not hold replio; without the end mark it exits, or dies with replio.
+  else unused.child.stdin.close().catch(() => {});
 }
 
 /** Closing its stdin without the end mark makes a spare exit without running anything. */
