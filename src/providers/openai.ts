@@ -171,11 +171,15 @@ class OpenAIProvider implements Provider {
     using watchdog = new IdleWatchdog(this.#idleTimeoutMs());
     const signal = AbortSignal.any([request.signal, watchdog.signal]);
     try {
-      const response = await this.#post({
-        ...this.#settings(request.messages),
-        stream: true,
-        stream_options: { include_usage: true },
-      }, signal, this.#toolsJson(request.tools));
+      const response = await this.#post(
+        {
+          ...this.#settings(request.messages),
+          stream: true,
+          stream_options: { include_usage: true },
+        },
+        signal,
+        this.#toolsJson(request.tools),
+      );
       watchdog.touch();
       await this.#refuseHtml(response);
       const turn = new TurnAssembler(() => `call_${++this.#generatedIds}`);
