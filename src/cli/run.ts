@@ -56,6 +56,26 @@ const EXIT_BY_STATUS: Record<TurnStatus, number> = {
   parked: EXIT.parked,
 };
 
+/**
+ * The sink, which also starts the bubblewrap check once the model asks for its first tool: the
+ * first command then finds the answer ready, and the check (a bwrap process) stays off the path
+ * to the first request.
+ */
+function probingOnFirstCall(sink: Sink, config: Config): Sink {
+  let probing = false;
+  return {
+    emit(event) {
+      if (!probing && event.type === "tool_call") {
+        probing = true;
+        probeBwrapSoon(config);
+      }
+      sink.emit(event);
+    },
+    confirm: (request) => sink.confirm(request),
+    ask: (request) => sink.ask(request),
+  };
+}
+
 /** Runs one turn and returns the exit code. */
 export async function runHeadless(promptArg: string, options: RunOptions): Promise<number> {
   if (options.session !== undefined && !isSessionId(options.session)) {
@@ -88,13 +108,11 @@ export async function runHeadless(promptArg: string, options: RunOptions): Promi
     // stderr, whatever the output format: stdout stays the answer or the JSON.
     onUnwritable: noticeOnStderr,
   });
-  // Each command finds its shell (and sandbox) started while the model was thinking, and the
-  // first one finds bubblewrap already probed.
+  // Each command finds its shell (and sandbox) started while the model was thinking.
   await using _spareShells = keepSpareShells({ waitForExit: false });
-  probeBwrapSoon(ws.config);
   const isNew = session.turns === 0;
   const stdout = fileWriter(Deno.stdout);
-  const sink = createSink(options.output, stdout, ws.config);
+  const sink = probingOnFirstCall(createSink(options.output, stdout, ws.config), ws.config);
   sink.emit({ type: "session", id: session.id });
   for (const notice of ws.notices ?? []) sink.emit({ type: "note", message: `warning: ${notice}` });
 

@@ -158,17 +158,29 @@ async function dropSpare(waitForExit: boolean): Promise<void> {
   spare = undefined;
   if (!unused) return;
   if (waitForExit) await endSpare(unused);
-  // Unreferenced, it does not hold replio; without the end mark it exits, or dies with replio.
-  else unused.child.stdin.close().catch(() => {});
+  else killSpare(unused);
 }
 
-/** Closing its stdin without the end mark makes a spare exit without running anything. */
+/** Ends a spare and waits until it has exited. */
 async function endSpare(unused: Spare): Promise<void> {
   // Waited for now, so it must hold the event loop again.
   unused.child.ref();
-  await unused.child.stdin.close().catch(() => {});
+  killSpare(unused);
   await unused.child.stdout.cancel().catch(() => {});
   await unused.child.status;
+}
+
+/**
+ * Kills the spare's process group at once: it may still be setting up its sandbox, and has run
+ * nothing. (Closing its stdin would end it too, but only once it is ready to read.)
+ */
+function killSpare(unused: Spare): void {
+  if (unused.exited) return;
+  try {
+    Deno.kill(-unused.child.pid, "SIGKILL");
+  } catch {
+    // Gone already.
+  }
 }
 
 /**
