@@ -3,7 +3,7 @@
  * interleaved so load from other processes spreads over both alike:
  * - a plugin tool call through invokeTool: in-process handler vs the same plugin in its Worker;
  * - plugin start: importing the module in-process vs starting its Worker until it reports tools;
- * - a command through runProcess: plain vs inside bwrap.
+ * - a command through runProcess: plain vs inside bwrap, started afresh and in a spare shell.
  * Writes bench/results/isolation.md.
  *
  * ```sh
@@ -16,6 +16,7 @@ import { Config } from "../src/config/mod.ts";
 import { createRegistry, type Plugin } from "../src/plugins/mod.ts";
 import { runProcess } from "../src/plugins/run_process.ts";
 import { bwrapUsable, planSandbox } from "../src/plugins/sandbox_bwrap.ts";
+import { keepSpareShells } from "../src/plugins/spare_shell.ts";
 import { loadPlugin } from "../src/plugins/user_plugins.ts";
 import { PluginWorker } from "../src/plugins/worker_host.ts";
 import { createToolContext, invokeTool, ToolPolicy } from "../src/tools/mod.ts";
@@ -112,6 +113,8 @@ try {
   const sandbox = planSandbox(config, worktree);
   const plain: number[] = [];
   const boxed: number[] = [];
+  const plainSpare: number[] = [];
+  const boxedSpare: number[] = [];
   if (bwrapUsable()) {
     const run = async (withSandbox: boolean) => {
       const result = await runProcess({
@@ -131,6 +134,18 @@ try {
       const again = performance.now();
       await run(true);
       boxed.push(performance.now() - again);
+    }
+    // The same with spare shells, as replio's front-ends keep them: each command finds the
+    // shell its predecessor left, after a pause for the model to think (30 ms here).
+    await using _spares = keepSpareShells();
+    for (const [withSandbox, times] of [[false, plainSpare], [true, boxedSpare]] as const) {
+      await run(withSandbox);
+      for (let i = 0; i < STARTS; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        const started = performance.now();
+        await run(withSandbox);
+        times.push(performance.now() - started);
+      }
     }
   }
 
@@ -202,6 +217,16 @@ ${
         median(boxed) - median(plain) <= 20,
       )
       : "| command `true` via runProcess: plain vs bwrap | – | – | – | ≤ 20 ms over | bwrap unusable here |"
+  }${
+    plainSpare.length
+      ? "\n" + row(
+        "the same, each command in the spare shell its predecessor left",
+        plainSpare,
+        boxedSpare,
+        "≤ 20 ms over",
+        median(boxedSpare) - median(plainSpare) <= 20,
+      )
+      : ""
   }
 
 The cold plugin start is a new Worker (its own V8 isolate and Deno runtime) importing the module
