@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# `deno task bench:peers`: replio side by side with the floor (`refagent`, a 150-line Node loop)
+# `deno task bench:peers`: replio (with and without its OS sandbox) side by side with the floor
+# (`refagent`, a 150-line Node loop)
 # and, when PEERS names an npm prefix holding them, the other agent CLIs (bench/peers/README.md).
 # Extra arguments go to bench/peers/run.sh (e.g. --reps 5). The summary is copied to
 # bench/results/peers.md, which `deno run -A bench/run_all.ts --assemble` puts in
