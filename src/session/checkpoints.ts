@@ -29,7 +29,13 @@ export interface ChangedFile {
   after: string | null;
 }
 
-const MANIFEST = "manifest.json";
+/**
+ * A turn's saved paths, one JSON line each, appended: rewriting a whole file costs about 0.4 ms
+ * on ext4 (a truncated or replaced file is flushed at once), an append about 10 µs.
+ */
+const MANIFEST = "manifest.jsonl";
+/** The whole-array manifest sessions made before; still read. */
+const OLD_MANIFEST = "manifest.json";
 
 /** The checkpoints of one session. */
 export class Checkpoints {
@@ -58,9 +64,10 @@ export class Checkpoints {
       if (!(error instanceof Deno.errors.NotFound)) throw error;
       copy = null;
     }
-    const manifest = [...saved, { path, copy }];
-    Deno.writeTextFileSync(join(dir, MANIFEST), JSON.stringify(manifest));
-    this.#written.set(turn, manifest);
+    const entry = { path, copy };
+    // The line break goes first: a line left half-written by a crash stays a line of its own.
+    Deno.writeTextFileSync(join(dir, MANIFEST), `\n${JSON.stringify(entry)}`, { append: true });
+    this.#written.set(turn, [...saved, entry]);
   }
 
   /** The newest turn with a checkpoint, or null. */
@@ -130,11 +137,24 @@ export class Checkpoints {
   }
 
   async #manifest(turn: number): Promise<SavedFile[]> {
-    try {
-      return JSON.parse(await Deno.readTextFile(join(this.#turnDir(turn), MANIFEST)));
-    } catch (error) {
-      if (error instanceof Deno.errors.NotFound) return [];
-      throw error;
-    }
+    const dir = this.#turnDir(turn);
+    const lines = await readOrNull(join(dir, MANIFEST));
+    if (lines === null) return JSON.parse(await readOrNull(join(dir, OLD_MANIFEST)) ?? "[]");
+    return lines.split("\n").flatMap((line) => {
+      try {
+        return line === "" ? [] : [JSON.parse(line) as SavedFile];
+      } catch {
+        return []; // the last line of a crash mid-append: that save never completed
+      }
+    });
+  }
+}
+
+async function readOrNull(path: string): Promise<string | null> {
+  try {
+    return await Deno.readTextFile(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return null;
+    throw error;
   }
 }
