@@ -64,6 +64,7 @@ const EXIT_BY_STATUS: Record<TurnStatus, number> = {
 function probingOnFirstCall(sink: Sink, config: Config): Sink {
   let probing = false;
   return {
+    ...(sink.showsPreviews === undefined ? {} : { showsPreviews: sink.showsPreviews }),
     emit(event) {
       if (!probing && event.type === "tool_call") {
         probing = true;

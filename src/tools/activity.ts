@@ -19,13 +19,15 @@ const CATEGORY_GLYPHS: Partial<Record<Category, { glyph: string; verb: string }>
 
 /**
  * The activity line for a call; `passed` names the arguments the model gave (defaults filled
- * in by validation are not shown). The tool's `status` block is included when it has one.
+ * in by validation are not shown). The tool's `status` block is included when it has one, unless
+ * `status: false`.
  */
 export async function describeActivity(
   tool: Tool,
   args: ToolArgs,
   ctx: ToolContext,
   passed: ReadonlySet<string> = new Set(Object.keys(args)),
+  options: { status?: boolean } = {},
 ): Promise<Activity> {
   const mapped = CATEGORY_GLYPHS[tool.category];
   const keyValue = tool.keyArg === undefined ? undefined : args[tool.keyArg];
@@ -43,7 +45,7 @@ export async function describeActivity(
     params,
     echo: tool.echo ?? false,
   };
-  if (tool.status) {
+  if (tool.status && (options.status ?? true)) {
     try {
       activity.status = await tool.status(args, ctx);
     } catch (error) {

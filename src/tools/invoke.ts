@@ -99,13 +99,18 @@ export async function invokeTool(
     return finish({ output: errorResult(error, ctx.signal), isError: true }, null);
   }
 
-  const activity = await describeActivity(
-    call.tool,
-    call.args,
-    ctx,
-    // A parameter passed under its alias (cursor for offset) was still passed by the model.
-    new Set(Object.keys(shownArgs).map((k) => call.tool.paramAliases?.[k] ?? k)),
-  );
+  // A parameter passed under its alias (cursor for offset) was still passed by the model.
+  const passed = new Set(Object.keys(shownArgs).map((k) => call.tool.paramAliases?.[k] ?? k));
+  // The status preview costs a file read and a diff: made only where someone will see it.
+  let activity = await describeActivity(call.tool, call.args, ctx, passed, {
+    status: sink.showsPreviews !== false,
+  });
+  const withPreview = async () => {
+    if (activity.status === undefined && call.tool.status) {
+      activity = await describeActivity(call.tool, call.args, ctx, passed);
+    }
+    return activity;
+  };
   const planned = toolIsolation(call.tool, ctx.config, ctx.worktree);
   sink.emit({
     type: "tool_call",
@@ -157,7 +162,7 @@ export async function invokeTool(
     const editable = key && typeof call.args[key] === "string" ? call.args[key] : undefined;
     const answer = await sink.confirm({
       tool: call.tool.name,
-      activity,
+      activity: await withPreview(),
       reason,
       ...(resolution.path === undefined ? {} : { path: resolution.path }),
       ...(resolution.protectedPath === undefined
@@ -204,6 +209,7 @@ export async function invokeTool(
   });
 
   if (decision === "parked") {
+    await withPreview();
     // No tool_result: the call has not run; it runs (or is refused) when the turn resumes.
     return {
       output: "",

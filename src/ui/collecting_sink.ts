@@ -6,6 +6,8 @@ import type { ConfirmAnswer, ConfirmRequest, Sink, TurnEvent } from "./events.ts
 
 /** Records events in order; `confirm` declines and `ask` has no one to answer. */
 export class CollectingSink implements Sink {
+  /** Its events are read for results, never shown: no preview is made for them. */
+  readonly showsPreviews: boolean = false;
   readonly events: TurnEvent[] = [];
   emit(event: TurnEvent): void {
     this.events.push(event);

@@ -100,6 +100,11 @@ export type ConfirmAnswer = "yes" | "no" | "cancel" | "always" | { edited: strin
 
 /** Where the engine reports; only `confirm` and `ask` return a value. */
 export interface Sink {
+  /**
+   * `false` when this sink never shows a call's status preview (a diff, a new file's text): the
+   * engine then makes one only for a confirm prompt or a parked call. Absent means it does.
+   */
+  readonly showsPreviews?: boolean;
   emit(event: TurnEvent): void;
   confirm(request: ConfirmRequest): Promise<ConfirmAnswer>;
   /** `null` when no person can answer (headless). */

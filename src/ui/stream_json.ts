@@ -7,6 +7,8 @@ import type { TextWriter } from "./writer.ts";
 
 /** Writes each event as one line of JSON; display-only fields are left out. */
 export class StreamJsonSink implements Sink {
+  /** The stream-json shape leaves activity out. */
+  readonly showsPreviews = false;
   constructor(private readonly out: TextWriter) {}
 
   emit(event: TurnEvent): void {

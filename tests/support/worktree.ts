@@ -52,6 +52,8 @@ export async function tempWorktree(
 
 /** A sink that records events and answers confirmations from a script. */
 export class RecordingSink extends CollectingSink {
+  /** Tests read the events as a renderer would, previews included. */
+  override readonly showsPreviews: boolean = true;
   readonly confirmations: string[] = [];
   constructor(private readonly answers: ConfirmAnswer[] = []) {
     super();
