@@ -7,8 +7,7 @@
  */
 import { Config } from "../config/mod.ts";
 import { childEnv } from "./child_env.ts";
-import { join } from "../fs/path.ts";
-import { bwrapArgs, PROTECTED_DIRS, type SandboxPlan } from "./sandbox_bwrap.ts";
+import { bwrapArgs, type SandboxPlan } from "./sandbox_bwrap.ts";
 import { startShell } from "./spare_shell.ts";
 
 /** Lines kept from the start of long output: how the command began (what it ran, warnings). */
@@ -191,9 +190,6 @@ async function spawnGroup(options: RunProcessOptions): Promise<Deno.ChildProcess
       prefix: plan ? ["bwrap", ...await bwrapArgs(plan, options.cwd)] : [],
       cwd: options.cwd,
       env: childEnv(options.config ?? Config.defaults(), options.env),
-      boundPaths: plan
-        ? [plan.worktree, options.cwd, ...PROTECTED_DIRS.map((dir) => join(plan.worktree, dir))]
-        : [options.cwd],
     }, options.command);
   } catch (error) {
     if (error instanceof Deno.errors.NotCapable) {

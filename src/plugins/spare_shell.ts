@@ -6,9 +6,9 @@
  *
  * A spare serves only a command whose own start would be identical: the same argv (sandbox
  * plan, cwd, the protected folders bound read-only), the same environment, and the same
- * folders behind the worktree, the cwd and each protected path (one deleted and made again since
- * the spare started would leave the spare bound to the old one). Anything else starts afresh,
- * and the spare is ended.
+ * folders behind the cwd and every path the argv binds (one deleted and made again since the
+ * spare started would leave the spare bound to the old one). Anything else starts afresh, and
+ * the spare is ended.
  *
  * The spare reads its command from stdin, followed by a random end mark: a command cut short
  * (replio killed mid-write) lacks the mark and never runs. Spares are kept only while a
@@ -23,8 +23,6 @@ export interface ShellStart {
   prefix: string[];
   cwd: string;
   env: Record<string, string>;
-  /** Paths whose identity (device and inode) a spare must still match: worktree, cwd, binds. */
-  boundPaths: string[];
 }
 
 /** Bash re-execs itself with stderr on the stdout pipe, so both arrive in the order written. */
@@ -71,7 +69,7 @@ export function keepSpareShells(options: { waitForExit?: boolean } = {}): AsyncD
  * `start`, else afresh. A spare for the next command is started once this one has ended.
  */
 export function startShell(start: ShellStart, command: string): Deno.ChildProcess {
-  const key = keepingSpares() ? spareKey(start) : "";
+  const key = keeping > 0 ? spareKey(start) : "";
   const child = (key && takeSpare(key, command)) || spawnFresh(start, command);
   // The next spare starts once this command has ended and its result is on its way.
   if (key) child.status.then(() => schedule(() => prepareSpare(start, key)), () => {});
@@ -81,10 +79,6 @@ export function startShell(start: ShellStart, command: string): Deno.ChildProces
 /** The pid of the spare waiting for a command, if one is (for tests and diagnostics). */
 export function waitingSparePid(): number | undefined {
   return spare && !spare.exited ? spare.child.pid : undefined;
-}
-
-function keepingSpares(): boolean {
-  return keeping > 0;
 }
 
 function spawnFresh(start: ShellStart, command: string): Deno.ChildProcess {
@@ -127,7 +121,7 @@ function takeSpare(key: string, command: string): Deno.ChildProcess | undefined 
 
 /** Starts a spare for the next command like this one, unless one is waiting already. */
 function prepareSpare(start: ShellStart, key: string): void {
-  if (!keepingSpares() || spare?.key === key) return;
+  if (keeping === 0 || spare?.key === key) return;
   if (spare) void endSpare(spare);
   const endMark = `\n#${crypto.randomUUID()}`;
   let child: Deno.ChildProcess;
@@ -185,10 +179,14 @@ function killSpare(unused: Spare): void {
 
 /**
  * Everything a command's start depends on. A folder's identity comes from `stat` (device and
- * inode); a path that is missing counts as missing, so its appearance changes the key.
+ * inode) of the cwd and of every path the argv binds; a folder that appears or goes away changes
+ * the argv itself (`bwrapArgs` binds only what exists).
  */
 function spareKey(start: ShellStart): string {
-  const identities = start.boundPaths.map((path) => {
+  const bound = start.prefix.flatMap((arg, i) =>
+    arg === "--bind" || arg === "--ro-bind" ? [start.prefix[i + 1]!] : []
+  );
+  const identities = [start.cwd, ...bound].map((path) => {
     try {
       const info = Deno.statSync(path);
       return `${info.dev}:${info.ino}`;
