@@ -68,7 +68,7 @@ function probingOnFirstCall(sink: Sink, config: Config): Sink {
     emit(event) {
       if (!probing && event.type === "tool_call") {
         probing = true;
-        probeBwrapSoon(config);
+        void probeBwrapSoon(config);
       }
       sink.emit(event);
     },

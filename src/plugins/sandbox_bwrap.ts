@@ -51,22 +51,22 @@ export function bwrapProblem(): string {
 /**
  * Starts the probe in the background when `config` may sandbox commands, so that the first
  * command finds the answer ready instead of waiting about 20 ms for it (`replio run` calls it
- * before the first request, which the probe then overlaps).
+ * when the model asks for its first tool). Resolves once the answer is in.
  */
-export function probeBwrapSoon(config: Config): void {
-  if (probed || probing || config.get("sandbox.mode") === "off") return;
-  if (Deno.build.os !== "linux") return;
-  probing = (async () => {
+export function probeBwrapSoon(config: Config): Promise<void> {
+  if (probed || config.get("sandbox.mode") === "off" || Deno.build.os !== "linux") {
+    return Promise.resolve();
+  }
+  return probing ??= (async () => {
     const scratch = await Deno.makeTempDir({ prefix: "replio_bwrap_probe_" });
     try {
-      const output = await probeCommand(scratch).output();
-      probed ??= probeResult(output);
+      probed ??= probeResult(await probeCommand(scratch).output());
     } finally {
       await Deno.remove(scratch, { recursive: true });
     }
   })().catch((error) => {
     probed ??= notRunnable(error);
-  }).finally(() => probing = undefined);
+  });
 }
 
 function probeBwrap(): Probe {
