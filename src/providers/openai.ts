@@ -80,7 +80,6 @@ class OpenAIProvider implements Provider {
   readonly #baseUrl: string;
   readonly #apiKey: string;
   #generatedIds = 0;
-  #wireTools: { source: ToolSchema[]; json: string } | undefined;
 
   constructor(options: OpenAIProviderOptions) {
     this.model = options.model;
@@ -171,15 +170,11 @@ class OpenAIProvider implements Provider {
     using watchdog = new IdleWatchdog(this.#idleTimeoutMs());
     const signal = AbortSignal.any([request.signal, watchdog.signal]);
     try {
-      const response = await this.#post(
-        {
-          ...this.#settings(request.messages),
-          stream: true,
-          stream_options: { include_usage: true },
-        },
-        signal,
-        this.#toolsJson(request.tools),
-      );
+      const response = await this.#post({
+        ...this.#settings(request.messages, request.tools),
+        stream: true,
+        stream_options: { include_usage: true },
+      }, signal);
       watchdog.touch();
       await this.#refuseHtml(response);
       const turn = new TurnAssembler(() => `call_${++this.#generatedIds}`);
@@ -217,7 +212,7 @@ class OpenAIProvider implements Provider {
     const signal = AbortSignal.any([outer, watchdog.signal]);
     let text: string;
     try {
-      const response = await this.#post({ ...this.#settings(messages), stream: false }, signal);
+      const response = await this.#post({ ...this.#settings(messages, []), stream: false }, signal);
       text = await response.text();
     } catch (error) {
       if (watchdog.fired && !outer.aborted) throw this.#timeout();
@@ -239,11 +234,7 @@ class OpenAIProvider implements Provider {
    * POSTs one chat completions request. A non-2xx status becomes a classified failure with the
    * server's own message; retries are the caller's (they honour max_retries and Retry-After).
    */
-  async #post(
-    body: Record<string, unknown>,
-    signal: AbortSignal,
-    toolsJson?: string,
-  ): Promise<Response> {
+  async #post(body: Record<string, unknown>, signal: AbortSignal): Promise<Response> {
     const response = await fetch(`${this.#baseUrl.replace(/\/+$/, "")}/chat/completions`, {
       method: "POST",
       headers: {
@@ -251,10 +242,7 @@ class OpenAIProvider implements Provider {
         accept: body.stream ? "text/event-stream" : "application/json",
         ...(this.#apiKey ? { authorization: `Bearer ${this.#apiKey}` } : {}),
       },
-      // The tool list goes in as JSON made once: spliced before the closing brace of the rest.
-      body: toolsJson === undefined
-        ? JSON.stringify(body)
-        : `${JSON.stringify(body).slice(0, -1)},"tools":${toolsJson}}`,
+      body: JSON.stringify(body),
       signal,
     });
     if (response.ok) return response;
@@ -264,26 +252,15 @@ class OpenAIProvider implements Provider {
     );
   }
 
-  /**
-   * The tool list as request JSON, made once per list: it is most of every request (about 20 KB
-   * for the bundled tools) and the agent passes the same list for a whole turn.
-   */
-  #toolsJson(tools: ToolSchema[]): string | undefined {
-    if (tools.length === 0) return undefined;
-    if (this.#wireTools?.source !== tools) {
-      this.#wireTools = { source: tools, json: JSON.stringify(tools.map(toWireTool)) };
-    }
-    return this.#wireTools.json;
-  }
-
-  /** The request fields every call shares but the tools, from the config. */
-  #settings(messages: ChatMessage[]) {
+  /** The request fields every call shares, from the config. */
+  #settings(messages: ChatMessage[], tools: ToolSchema[]) {
     const temperature = this.#config.get("temperature");
     const maxTokens = this.#config.get("max_tokens");
     const reasoning = this.#config.get("reasoning");
     return {
       model: this.model,
       messages: messages.map(toWireMessage),
+      ...(tools.length > 0 ? { tools: tools.map(toWireTool) } : {}),
       ...(temperature === null ? {} : { temperature }),
       ...(maxTokens > 0 ? { max_tokens: maxTokens } : {}),
       ...(reasoning === "" ? {} : { reasoning_effort: reasoning }),
