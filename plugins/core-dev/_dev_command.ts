@@ -9,6 +9,7 @@ import {
   describeExit,
   join,
   LiveTail,
+  readTextIfExists,
   runSandboxed,
   type Static,
   type ToolArgs,
@@ -196,7 +197,7 @@ async function detect(kind: DevKind, ctx: ToolContext): Promise<DevCommand | nul
 
 /** The package.json script for `kind`, if the project defines a real one. */
 async function packageScript(kind: DevKind, file: string): Promise<string | null> {
-  const text = await readIfExists(file);
+  const text = await readTextIfExists(file);
   if (text === null) return null;
   let scripts: Record<string, unknown>;
   try {
@@ -229,9 +230,9 @@ async function usesPytest(root: string): Promise<boolean> {
   if (await fileExists(join(root, "pytest.ini")) || await fileExists(join(root, "conftest.py"))) {
     return true;
   }
-  const pyproject = await readIfExists(join(root, "pyproject.toml")) ?? "";
-  const setupCfg = await readIfExists(join(root, "setup.cfg")) ?? "";
-  const tox = await readIfExists(join(root, "tox.ini")) ?? "";
+  const pyproject = await readTextIfExists(join(root, "pyproject.toml")) ?? "";
+  const setupCfg = await readTextIfExists(join(root, "setup.cfg")) ?? "";
+  const tox = await readTextIfExists(join(root, "tox.ini")) ?? "";
   return pyproject.includes("[tool.pytest") || setupCfg.includes("[tool:pytest]") ||
     tox.includes("[pytest]");
 }
@@ -266,15 +267,6 @@ async function fileExists(path: string): Promise<boolean> {
     return (await Deno.stat(path)).isFile;
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return false;
-    throw error;
-  }
-}
-
-async function readIfExists(path: string): Promise<string | null> {
-  try {
-    return await Deno.readTextFile(path);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return null;
     throw error;
   }
 }

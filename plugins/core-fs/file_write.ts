@@ -6,6 +6,7 @@
 import {
   appendFileNoFollow,
   dirname,
+  readTextIfExists,
   type Static,
   type ToolArgs,
   type ToolContext,
@@ -78,7 +79,7 @@ export async function writeFile(args: WriteArgs, ctx: ToolContext): Promise<stri
 async function previewWrite(args: ToolArgs, ctx: ToolContext): Promise<string> {
   const { path, content, mode } = args as WriteArgs;
   const file = await ctx.resolvePath(path, "read");
-  const before = await readTextOrNull(file);
+  const before = await readTextIfExists(file);
   if (before === null || mode === "append") {
     const lines = splitLines(content);
     return [path, ...capPreview(lines.map((line) => `+${line}`))].join("\n");
@@ -118,15 +119,6 @@ function describeText(text: string): string {
 function statOrNull(file: string): Deno.FileInfo | null {
   try {
     return Deno.statSync(file);
-  } catch (error) {
-    if (isMissing(error)) return null;
-    throw error;
-  }
-}
-
-async function readTextOrNull(file: string): Promise<string | null> {
-  try {
-    return await Deno.readTextFile(file);
   } catch (error) {
     if (isMissing(error)) return null;
     throw error;

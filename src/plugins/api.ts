@@ -30,6 +30,7 @@ export {
   type OutputStore,
 } from "../tools/output_store.ts";
 export { apiKeyEnvNames, childEnv, isWithheld } from "./child_env.ts";
+export { readTextIfExists } from "../fs/read_text_if_exists.ts";
 /** Path functions without Node's compatibility layer (src/fs/path.ts). */
 export {
   basename,

@@ -6,6 +6,7 @@
  * @module
  */
 import { join } from "../fs/path.ts";
+import { readTextIfExists } from "../fs/read_text_if_exists.ts";
 
 /** One saved path of a turn: its content before the turn, or null when it did not exist. */
 interface SavedFile {
@@ -138,8 +139,8 @@ export class Checkpoints {
 
   async #manifest(turn: number): Promise<SavedFile[]> {
     const dir = this.#turnDir(turn);
-    const lines = await readOrNull(join(dir, MANIFEST));
-    if (lines === null) return JSON.parse(await readOrNull(join(dir, OLD_MANIFEST)) ?? "[]");
+    const lines = await readTextIfExists(join(dir, MANIFEST));
+    if (lines === null) return JSON.parse(await readTextIfExists(join(dir, OLD_MANIFEST)) ?? "[]");
     return lines.split("\n").flatMap((line) => {
       try {
         return line === "" ? [] : [JSON.parse(line) as SavedFile];
@@ -147,14 +148,5 @@ export class Checkpoints {
         return []; // the last line of a crash mid-append: that save never completed
       }
     });
-  }
-}
-
-async function readOrNull(path: string): Promise<string | null> {
-  try {
-    return await Deno.readTextFile(path);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return null;
-    throw error;
   }
 }
