@@ -23,7 +23,7 @@ export async function parseYaml(text: string): Promise<unknown> {
   return parse(text);
 }
 
-/** One meaningful line: its indentation and the text after it, comment removed. */
+/** One line that is not blank or a comment: its indentation and its trimmed text. */
 interface Line {
   indent: number;
   text: string;
@@ -66,10 +66,7 @@ class BlockParser {
   /** The mapping or sequence whose lines start at exactly `indent`; undefined if not plain. */
   block(indent: number): Value | undefined {
     try {
-      const first = this.#lines[this.#at]!;
-      return first.text === "-" || first.text.startsWith("- ")
-        ? this.#sequence(indent)
-        : this.#mapping(indent);
+      return this.#nested(indent);
     } catch (error) {
       if (error instanceof NotPlain) return undefined;
       throw error;
@@ -91,9 +88,9 @@ class BlockParser {
         throw new NotPlain();
       }
       this.#at++;
-      const rest = entry[2];
-      if (rest !== undefined && stripComment(rest) !== "") {
-        map[key] = inlineValue(stripComment(rest));
+      const rest = stripComment(entry[2] ?? "");
+      if (rest !== "") {
+        map[key] = inlineValue(rest);
         continue;
       }
       const next = this.#lines[this.#at];
@@ -105,6 +102,7 @@ class BlockParser {
     return map;
   }
 
+  /** A sequence when the first line is an item (`- …`), else a mapping. */
   #nested(indent: number): Value {
     const first = this.#lines[this.#at]!;
     return /^-( |$)/.test(first.text) ? this.#sequence(indent) : this.#mapping(indent);

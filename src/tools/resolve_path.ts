@@ -13,12 +13,9 @@ const MAX_SYMLINKS = 40;
  * worktree, and every symlink is followed, a dangling one included, so the result is where a
  * write would land.
  */
-export function resolveToolPath(path: string, worktree: string): Promise<string> {
-  try {
-    return Promise.resolve(resolveSymlinks(absoluteToolPath(path, worktree)));
-  } catch (error) {
-    return Promise.reject(error);
-  }
+// deno-lint-ignore require-await -- async keeps the callers' contract: failures reject.
+export async function resolveToolPath(path: string, worktree: string): Promise<string> {
+  return resolveSymlinks(absoluteToolPath(path, worktree));
 }
 
 /** `path` made absolute and normalised (`~`, relative, `..`) without touching the disk. */
