@@ -6,6 +6,7 @@
  * @module
  */
 import { stripVTControlCharacters } from "node:util";
+import { displayWidth } from "../ui/markdown.ts";
 import type { Styles } from "../ui/styles.ts";
 import type { TextWriter } from "../ui/writer.ts";
 
@@ -135,7 +136,7 @@ export async function pageOutput(
     if (done) return;
     const { columns } = terminal.size();
     const lines = await index.read(file, top, rows());
-    const body = lines.map((line) => fit(visible(line), columns));
+    const body = lines.map((line) => fitColumns(visible(line), columns));
     while (body.length < rows()) body.push(s.dim("~"));
     const status = query !== null
       ? `/${query}`
@@ -144,7 +145,7 @@ export async function pageOutput(
     out.write(
       (drawn++ ? "\x1b[H" : "\x1b[H\x1b[2J") + body.map((line) => line + "\x1b[K").join("\r\n") +
         "\r\n" +
-        s.bold(fit(status, columns)) + "\x1b[K",
+        s.bold(fitColumns(status, columns)) + "\x1b[K",
     );
   };
 
@@ -234,10 +235,26 @@ function visible(line: string): string {
   return stripVTControlCharacters(line).replace(/\t/g, "    ").replace(/[\x00-\x1f\x7f]/g, "");
 }
 
-/** Cut to `columns` (no wrapping, so one line is one row and redrawing stays simple). */
-function fit(line: string, columns: number): string {
-  const chars = [...line];
-  return chars.length <= columns ? line : chars.slice(0, Math.max(1, columns - 1)).join("") + "…";
+/**
+ * Cut to `columns` terminal columns, wide characters counted as two (no wrapping, so one line is
+ * one row and redrawing stays simple).
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * assert.equal(fitColumns("abcdef", 4), "abc…");
+ * assert.equal(fitColumns("日本語です", 6), "日本…");
+ * ```
+ */
+export function fitColumns(line: string, columns: number): string {
+  if (displayWidth(line) <= columns) return line;
+  let cut = "";
+  let width = 0;
+  for (const char of line) {
+    width += displayWidth(char);
+    if (width > columns - 1) break;
+    cut += char;
+  }
+  return cut + "…";
 }
 
 function clamp(n: number, low: number, high: number): number {
