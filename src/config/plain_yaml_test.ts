@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { parse } from "yaml";
-import { parsePlainYaml } from "./plain_yaml.ts";
+import { parsePlainYaml, parseYaml } from "./plain_yaml.ts";
 import { seededRandom } from "../../tests/support/seeded_random.ts";
 
 /** The yaml package's reading, or "error". */
@@ -214,7 +214,7 @@ Deno.test("a document broken by a slip is never read differently, and never read
   assert.ok(read > 400, `only ${read} mutated documents were read`);
 });
 
-Deno.test("plain YAML: what it reads, and what it leaves to the yaml package", () => {
+Deno.test("plain YAML: what it reads, and what it leaves to the yaml package", async () => {
   assert.deepEqual(
     parsePlainYaml(
       "# replio\nmodel: gpt-4o  # fast\nsandbox:\n  mode: off\n  network: false\n" +
@@ -228,6 +228,11 @@ Deno.test("plain YAML: what it reads, and what it leaves to the yaml package", (
     },
   );
   assert.equal(parsePlainYaml(""), null);
+  // A config file is untrusted input: a __proto__ key is left to the yaml package, and the
+  // result pollutes no prototype.
+  assert.equal(parsePlainYaml("__proto__:\n  polluted: true\n"), undefined);
+  await parseYaml("__proto__:\n  polluted: true\n");
+  assert.equal(({} as Record<string, unknown>).polluted, undefined);
   assert.equal(parsePlainYaml("# only a comment\n"), null);
   for (
     const beyond of [

@@ -8,8 +8,10 @@ import { isRunning, processesMatching } from "../../tests/support/process_state.
 
 const noBwrap = !bwrapUsable();
 
-async function tempDir(): Promise<AsyncDisposable & { path: string }> {
-  const path = await Deno.realPath(await Deno.makeTempDir({ prefix: "replio_spare_" }));
+async function tempDir(dir?: string): Promise<AsyncDisposable & { path: string }> {
+  const path = await Deno.realPath(
+    await Deno.makeTempDir({ prefix: "replio_spare_", ...dir ? { dir } : {} }),
+  );
   return { path, [Symbol.asyncDispose]: () => Deno.remove(path, { recursive: true }) };
 }
 
@@ -182,19 +184,17 @@ Deno.test({
     await using _spares = keepSpareShells();
     await run({ ...options, command: "true" });
     await spareStarted();
-    const outside = join(Deno.makeTempDirSync({ dir: "/var/tmp" }), "escaped");
-    try {
-      const served = await run({
-        ...options,
-        command: `touch ${outside}; touch .git/hook; echo ok > inside.txt`,
-      });
-      assert.match(served.output, /Read-only file system[\s\S]*Read-only file system/);
-      await assert.rejects(Deno.stat(outside), Deno.errors.NotFound);
-      await assert.rejects(Deno.stat(join(dir.path, ".git/hook")), Deno.errors.NotFound);
-      assert.equal(await Deno.readTextFile(join(dir.path, "inside.txt")), "ok\n");
-    } finally {
-      await Deno.remove(join(outside, ".."), { recursive: true });
-    }
+    // Outside the worktree and outside /tmp (which the sandbox replaces with its own).
+    await using elsewhere = await tempDir("/var/tmp");
+    const outside = join(elsewhere.path, "escaped");
+    const served = await run({
+      ...options,
+      command: `touch ${outside}; touch .git/hook; echo ok > inside.txt`,
+    });
+    assert.match(served.output, /Read-only file system[\s\S]*Read-only file system/);
+    await assert.rejects(Deno.stat(outside), Deno.errors.NotFound);
+    await assert.rejects(Deno.stat(join(dir.path, ".git/hook")), Deno.errors.NotFound);
+    assert.equal(await Deno.readTextFile(join(dir.path, "inside.txt")), "ok\n");
 
     // .git replaced while a spare waits: its read-only bind moves with the old folder, and the
     // new one would be writable in it, so it must not serve; a fresh sandbox binds the new one.
@@ -210,5 +210,11 @@ Deno.test({
     const after = await run({ ...options, command: "cat .git/marker; touch .git/x" });
     assert.match(after.output, /^new\n.*Read-only file system/s);
     await assert.rejects(Deno.stat(join(dir.path, ".git/x")), Deno.errors.NotFound);
+
+    // Control: without the sandbox the same command writes both places, so the refusals above
+    // are the sandbox's doing.
+    await run({ cwd: dir.path, command: `touch ${outside}; touch .git/hook` });
+    await Deno.stat(outside);
+    await Deno.stat(join(dir.path, ".git/hook"));
   },
 });
