@@ -165,15 +165,21 @@ async function endSpare(unused: Spare): Promise<void> {
 }
 
 /**
- * Kills the spare's process group at once: it may still be setting up its sandbox, and has run
- * nothing. (Closing its stdin would end it too, but only once it is ready to read.)
+ * Kills the spare at once: it may still be setting up its sandbox, and has run nothing. (Closing
+ * its stdin would end it too, but only once it is ready to read.)
  */
 function killSpare(unused: Spare): void {
   if (unused.exited) return;
   try {
     Deno.kill(-unused.child.pid, "SIGKILL");
   } catch {
-    // Gone already.
+    // Just spawned, it may not lead its own group yet (setsid has not run): then it has no
+    // children either, and the process alone is ended.
+    try {
+      unused.child.kill("SIGKILL");
+    } catch {
+      // Gone already.
+    }
   }
 }
 

@@ -132,6 +132,23 @@ Deno.test("the spare ends when its holder lets go", async () => {
   assert.equal(waitingSparePid(), undefined);
 });
 
+Deno.test("a spare let go of the moment it is spawned still ends (before it leads its own group)", async () => {
+  await using dir = await tempDir();
+  for (let i = 0; i < 30; i++) {
+    const spares = keepSpareShells();
+    await run({ cwd: dir.path, command: "true" });
+    // Polled without delay, so the release lands right after the spawn, before setsid has run.
+    while (waitingSparePid() === undefined) await new Promise((resolve) => setTimeout(resolve, 0));
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const outcome = await Promise.race([
+      spares[Symbol.asyncDispose]().then(() => "ended"),
+      new Promise((resolve) => timer = setTimeout(() => resolve("hung"), 5_000)),
+    ]);
+    clearTimeout(timer);
+    assert.equal(outcome, "ended", `release ${i + 1} waited for a spare that never ended`);
+  }
+});
+
 for (const mode of ["off", "bwrap"] as const) {
   Deno.test({
     name: `spares end when replio is killed (sandbox.mode ${mode})`,
