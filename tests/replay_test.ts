@@ -28,9 +28,11 @@ async function tourCopy(): Promise<{ path: string; session: string } & AsyncDisp
 
 Deno.test("the shipped tour replays with every result matching, and the tour is untouched", async () => {
   const before = await Deno.readTextFile(join(EXAMPLES, "tour", "src", "greet.ts"));
-  const ran = await runReplio(["replay", TOUR_SESSION, "--path", join(EXAMPLES, "tour")], {
-    cwd: EXAMPLES,
-  });
+  // --trust: the recording's answers (a parked command approved) count only in a trusted folder.
+  const ran = await runReplio(
+    ["replay", TOUR_SESSION, "--path", join(EXAMPLES, "tour"), "--trust"],
+    { cwd: EXAMPLES },
+  );
   assert.equal(ran.code, 0, ran.stdout + ran.stderr);
   assert.match(ran.stdout, /^replay of tour: 4 turns, 7 calls$/m);
   assert.match(ran.stdout, /^ok {3}call_mock_5 file_edit$/m);
@@ -46,7 +48,7 @@ Deno.test("a replay after a change to a tool's output fails with a readable diff
     greet,
     (await Deno.readTextFile(greet)).replace("TODO: greet people by name", "TODO: say goodbye"),
   );
-  const ran = await runReplio(["replay", tour.session], { cwd: tour.path });
+  const ran = await runReplio(["replay", tour.session, "--trust"], { cwd: tour.path });
   assert.equal(ran.code, 1, ran.stderr);
   assert.match(ran.stdout, /^DIFF call_mock_2 grep$/m);
   assert.match(ran.stdout, /^ {5}- src\/greet\.ts:1: \/\/ TODO: greet people by name$/m);
@@ -54,7 +56,7 @@ Deno.test("a replay after a change to a tool's output fails with a readable diff
   assert.match(ran.stdout, /calls differ: rerun with --update to re-record/);
 
   const json = JSON.parse(
-    (await runReplio(["replay", tour.session, "--json"], { cwd: tour.path }))
+    (await runReplio(["replay", tour.session, "--json", "--trust"], { cwd: tour.path }))
       .stdout,
   );
   assert.equal(json.same, false);
@@ -64,18 +66,22 @@ Deno.test("a replay after a change to a tool's output fails with a readable diff
   // grep sees the new text; glob and list_dir see the file's new time and size.
   assert.equal(outcomes.call_mock_1, "same");
   assert.equal(outcomes.call_mock_2, "differs");
+  // The approved command still runs: the recording's answer is for exactly this call.
+  assert.equal(outcomes.call_mock_7, "same");
 
   // --update re-records the session; the next replay matches again.
-  const updated = await runReplio(["replay", tour.session, "--update"], { cwd: tour.path });
+  const updated = await runReplio(["replay", tour.session, "--update", "--trust"], {
+    cwd: tour.path,
+  });
   assert.equal(updated.code, 0, updated.stderr);
-  const again = await runReplio(["replay", tour.session], { cwd: tour.path });
+  const again = await runReplio(["replay", tour.session, "--trust"], { cwd: tour.path });
   assert.equal(again.code, 0, again.stdout);
   assert.match(await Deno.readTextFile(tour.session), /TODO: say goodbye/);
 });
 
 Deno.test("replay --show renders the session as the REPL does", async () => {
   const ran = await runReplio(
-    ["replay", TOUR_SESSION, "--path", join(EXAMPLES, "tour"), "--show"],
+    ["replay", TOUR_SESSION, "--path", join(EXAMPLES, "tour"), "--show", "--trust"],
     { cwd: EXAMPLES },
   );
   assert.equal(ran.code, 0, ran.stderr);
@@ -108,7 +114,9 @@ export const plugin = { name: "mark", tools: [] };
   );
   try {
     const untrusted = await runReplio(["replay", tour.session], { cwd: tour.path });
-    assert.equal(untrusted.code, 0, untrusted.stdout + untrusted.stderr);
+    // Untrusted, the recording's approval grants nothing: the approved command is declined now.
+    assert.equal(untrusted.code, 1, untrusted.stdout + untrusted.stderr);
+    assert.match(untrusted.stdout, /^DIFF call_mock_7 run_command$/m);
     await assert.rejects(Deno.stat(marker), Deno.errors.NotFound);
     // Control: the user trusts the worktree, and the same replay loads the plugin.
     await Deno.mkdir(join(tour.path, ".xdg", "replio"), { recursive: true });

@@ -15,6 +15,7 @@ import {
   sessionExists,
   validateSessionId,
 } from "../session/mod.ts";
+import type { Tool } from "../tools/mod.ts";
 import { formatActivity } from "../ui/format_activity.ts";
 import { EXIT, UsageError } from "./errors.ts";
 import { resolveWorktree } from "./resolve_worktree.ts";
@@ -60,10 +61,11 @@ export async function answerParked(
   using session = await openExisting(worktree, id, verb);
   let answered: RecordedAnswer;
   try {
-    answered = recordAnswer(session, decision, {
+    answered = await recordAnswer(session, decision, {
       callId: options.call,
       reason: options.reason,
       alwaysPrefix: options.alwaysPrefix ?? false,
+      ...(options.alwaysPrefix ? { approval: await bundledApproval(session, options.call) } : {}),
     });
   } catch (error) {
     if (error instanceof AnswerError) throw new UsageError(error.message);
@@ -81,6 +83,23 @@ export async function answerParked(
     ),
   );
   return EXIT.ok;
+}
+
+/**
+ * The rule hook of the tool a parked call names, from the bundled tools: the same parser the
+ * REPL's `a` uses decides which prefix is safe. Only bundled tools have one (run_command); no
+ * MCP server or plugin is started to answer a call.
+ */
+async function bundledApproval(
+  session: Session,
+  callId: string | undefined,
+): Promise<Tool["approval"]> {
+  const waiting = session.parked().filter((p) => !p.approval);
+  const parked = callId === undefined ? waiting[0] : waiting.find((p) => p.call.call_id === callId);
+  if (!parked) return undefined;
+  const { CORE_PLUGIN } = await import("../agents/mod.ts");
+  const { createRegistry } = await import("../plugins/mod.ts");
+  return createRegistry([CORE_PLUGIN]).lookup(parked.call.tool)?.tool.approval;
 }
 
 /** The line printed when a run parks: what waits, and the commands that answer it. */

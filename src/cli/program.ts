@@ -271,6 +271,10 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .option("--json", "print the comparison as JSON")
     .option("--mode <mode>", "mode to resolve the policy under")
     .option("--path <dir>", "worktree (default: the current directory)")
+    .option(
+      "--trust",
+      "trust this folder for this run: its .replio/ settings load and the recording's answers count",
+    )
     .exitOverride()
     .action(async (session: string, options) => {
       const { runReplay } = await import("./replay.ts");

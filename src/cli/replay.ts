@@ -10,18 +10,13 @@ import { join } from "../fs/path.ts";
 import { Agent, RESUMED_PROMPT, type ResumeState } from "../engine/mod.ts";
 import type { TurnLog } from "../engine/turn_log.ts";
 import type { ChatMessage } from "../providers/types.ts";
-import { type RecordedReply, ReplayProvider } from "../providers/replay.ts";
-import {
-  type NewRecord,
-  readRecords,
-  type SessionHeader,
-  type SessionRecord,
-} from "../session/mod.ts";
+import { ReplayProvider } from "../providers/replay.ts";
+import type { NewRecord, SessionHeader, SessionRecord } from "../session/mod.ts";
 import { serializeRecord, writeRulesFromConfig } from "../session/serialize_record.ts";
 import { writeFileAtomic } from "../fs/write_file_atomic.ts";
-import { type HeadlessAnswer, ToolPolicy } from "../tools/mod.ts";
+import { ToolPolicy } from "../tools/mod.ts";
 import type { AskRequest } from "../tools/types.ts";
-import type { ConfirmAnswer, ConfirmRequest, Decision, Sink, TurnEvent } from "../ui/events.ts";
+import type { ConfirmAnswer, ConfirmRequest, Sink, TurnEvent } from "../ui/events.ts";
 import { createStyles, wantsColor } from "../ui/styles.ts";
 import { TerminalSink } from "../ui/terminal.ts";
 import { fileWriter } from "../ui/writer.ts";
@@ -30,6 +25,7 @@ import { displayOf } from "../repl/mod.ts";
 import { EXIT } from "./errors.ts";
 import { resolveWorktree } from "./resolve_worktree.ts";
 import { resolveSessionFile } from "./session_files.ts";
+import { readRecording, RecordedAnswers, type Recording } from "./replay_recording.ts";
 import { openWorkspace } from "./workspace.ts";
 
 /** Options of `replio replay`. */
@@ -41,30 +37,9 @@ export interface ReplayOptions {
   show?: boolean;
   mode?: string;
   path?: string;
+  /** `--trust`: the folder is trusted for this run (its settings, and the recording's answers). */
+  trust?: boolean;
 }
-
-/** One recorded turn: its prompt, the model's replies in order, and how it was run. */
-interface RecordedTurn {
-  prompt: string;
-  replies: RecordedReply[];
-  /** How a headless turn answered ask-gated calls (`--yes`, denied, or `--park`). */
-  headless: HeadlessAnswer | undefined;
-}
-
-/** What a session file holds for a replay. */
-interface Recording {
-  header: SessionHeader;
-  turns: RecordedTurn[];
-  /** Tool results by call id. */
-  results: Map<string, { name: string; content: string }>;
-  /** The recorded decision per call id, for calls that reached the policy. */
-  decisions: Map<string, Decision>;
-  /** What `replio approve` / `replio deny` recorded for parked calls, by call id. */
-  approvals: Map<string, ApprovalRecord>;
-}
-
-/** A parked call's answer as the session records it. */
-type ApprovalRecord = Extract<SessionRecord, { type: "approval" }>;
 
 /** How one call compared. */
 export interface CallComparison {
@@ -97,9 +72,13 @@ export async function runReplay(target: string, options: ReplayOptions): Promise
   const recording = await readRecording(file);
   const runDir = options.here ? worktree : await scratchCopy(worktree);
   // The scratch copy is trusted exactly when the worktree it copies is.
-  const trusted = (await loadConfig({ worktree })).trust.trusted;
+  const trusted = (await loadConfig({ worktree, trust: options.trust })).trust.trusted;
   try {
-    const { report, records } = await replay(recording, runDir, { ...options, trust: trusted });
+    const { report, records } = await replay(recording, runDir, {
+      ...options,
+      trust: trusted,
+      worktree,
+    });
     report.worktree = worktree;
     if (options.update) await rewriteSession(file, recording.header, records, runDir, trusted);
     if (!options.show) {
@@ -142,27 +121,38 @@ class MemoryLog implements TurnLog {
 /** Answers confirmations as recorded and keeps what each call returned. */
 class ReplaySink implements Sink {
   readonly outputs = new Map<string, { name: string; output: string }>();
-  readonly #decisions: Map<string, Decision>;
+  readonly #answers: RecordedAnswers;
   readonly #inner: Sink | null;
-  #currentCall = "";
+  /** The turn being replayed (0-based), set by the replay loop. */
+  turn = 0;
+  #current = { id: "", name: "", args: {} as unknown };
 
-  constructor(decisions: Map<string, Decision>, inner: Sink | null) {
-    this.#decisions = decisions;
+  constructor(answers: RecordedAnswers, inner: Sink | null) {
+    this.#answers = answers;
     this.#inner = inner;
   }
 
   emit(event: TurnEvent): void {
-    if (event.type === "tool_call") this.#currentCall = event.id;
+    if (event.type === "tool_call") {
+      this.#current = { id: event.id, name: event.name, args: event.arguments };
+    }
     if (event.type === "tool_result") {
       this.outputs.set(event.id, { name: event.name, output: event.output });
     }
     this.#inner?.emit(event);
   }
 
-  confirm(_request: ConfirmRequest): Promise<ConfirmAnswer> {
-    // What the person (or --yes) answered when the session was recorded; a call that was not
-    // asked then is declined now: a replay never grants more than the recording did.
-    return Promise.resolve(this.#decisions.get(this.#currentCall) === "granted" ? "yes" : "no");
+  confirm(request: ConfirmRequest): Promise<ConfirmAnswer> {
+    // What the person (or --yes) answered for exactly this call when the session was recorded;
+    // any other call is declined now: a replay never grants more than the recording did.
+    const granted = this.#answers.granted({
+      turn: this.turn,
+      callId: this.#current.id,
+      name: this.#current.name,
+      args: this.#current.args,
+      protectedPath: request.protectedPath,
+    });
+    return Promise.resolve(granted ? "yes" : "no");
   }
 
   ask(_request: AskRequest): Promise<string | null> {
@@ -173,14 +163,23 @@ class ReplaySink implements Sink {
 async function replay(
   recording: Recording,
   runDir: string,
-  options: ReplayOptions & { trust: boolean },
+  options: ReplayOptions & { trust: boolean; worktree: string },
 ): Promise<{ report: ReplayReport; records: NewRecord[] }> {
   const ws = await openWorkspace({ path: runDir, mode: options.mode, trust: options.trust });
   const provider = new ReplayProvider(recording.header.model ?? "recorded");
   const log = new MemoryLog(recording.header.id);
   const inner = options.show ? terminalSink(ws.config) : null;
-  const sink = new ReplaySink(recording.decisions, inner?.sink ?? null);
-  for (const turn of recording.turns) {
+  const answers = new RecordedAnswers(recording, options.trust);
+  if (!answers.trusted && recording.decisions.some((d) => d.decision === "granted")) {
+    await Deno.stderr.write(new TextEncoder().encode(
+      `replio: untrusted folder ${options.worktree}: the recording's answers grant nothing, so ` +
+        "calls a person or --yes allowed when it was recorded are declined: trust the folder " +
+        "(replio trust) or pass --trust to replay them as answered\n",
+    ));
+  }
+  const sink = new ReplaySink(answers, inner?.sink ?? null);
+  for (const [index, turn] of recording.turns.entries()) {
+    sink.turn = index;
     // Each turn answers ask-gated calls as its own run did (a REPL, --yes, denied, --park).
     const agent = new Agent({
       provider,
@@ -189,7 +188,8 @@ async function replay(
         config: ws.config,
         worktree: ws.worktree,
         mode: options.mode,
-        headless: turn.headless,
+        // A recording's --yes is an answer too: an untrusted one grants nothing.
+        headless: turn.headless === "yes" && !answers.trusted ? "no" : turn.headless,
       }),
       config: ws.config,
       session: log,
@@ -200,7 +200,7 @@ async function replay(
     const signal = new AbortController().signal;
     if (turn.prompt === RESUMED_PROMPT) {
       inner?.begin("(replio approve, then run --resume)");
-      await agent.resumeTurn(resumeFromLog(log, recording.approvals), signal);
+      await agent.resumeTurn(resumeFromLog(log, answers), signal);
     } else {
       inner?.begin(turn.prompt);
       await agent.runTurn(turn.prompt, signal);
@@ -280,7 +280,7 @@ export function normalise(text: string, paths: string[]): string {
 }
 
 /** A resumed turn replayed: the calls the log's last reply left open, answered as recorded. */
-function resumeFromLog(log: MemoryLog, approvals: Map<string, ApprovalRecord>): ResumeState {
+function resumeFromLog(log: MemoryLog, answers: RecordedAnswers): ResumeState {
   const messages = log.messages;
   const answered = new Set(
     messages.flatMap((m) => m.role === "tool" ? [m.tool_call_id] : []),
@@ -290,7 +290,7 @@ function resumeFromLog(log: MemoryLog, approvals: Map<string, ApprovalRecord>): 
   const open = calls.filter((call) => !answered.has(call.id));
   // The answer goes into the replayed log too, so --update keeps it.
   for (const call of open) {
-    const approval = approvals.get(call.id);
+    const approval = answers.approvalRecord(call.id);
     if (approval) {
       const { ts: _ts, ...record } = approval;
       log.append(record);
@@ -299,14 +299,7 @@ function resumeFromLog(log: MemoryLog, approvals: Map<string, ApprovalRecord>): 
   return {
     calls: open,
     interrupted: new Set(),
-    answer: ({ id }) => {
-      const approval = approvals.get(id);
-      return approval && {
-        decision: approval.decision,
-        by: approval.decision === "granted" ? "approved with replio approve" : "replio deny",
-        note: approval.reason,
-      };
-    },
+    answer: (call) => Promise.resolve(answers.approval(call)),
   };
 }
 
@@ -347,52 +340,6 @@ export function formatReplayReport(report: ReplayReport): string {
       : `${bad} of ${report.calls.length} calls differ: rerun with --update to re-record`,
   );
   return lines.join("\n") + "\n";
-}
-
-/** Reads the header, the turns with their replies, and each call's result and decision. */
-async function readRecording(file: string): Promise<Recording> {
-  let header: SessionHeader | null = null;
-  const turns: RecordedTurn[] = [];
-  const results = new Map<string, { name: string; content: string }>();
-  const approvals = new Map<string, ApprovalRecord>();
-  const decisions = new Map<string, Decision>();
-  for await (const item of readRecords(file)) {
-    if (item.kind !== "record") continue;
-    const record: SessionRecord = item.record;
-    if (record.type === "session") {
-      const { type: _type, ts: _ts, ...rest } = record;
-      header = rest;
-    } else if (record.type === "turn_start") {
-      turns.push({ prompt: record.prompt, replies: [], headless: undefined });
-    } else if (record.type === "permission") {
-      // A parked call's first decision is "parked"; the one after its approval is what it got.
-      // (Sessions from before audit records named their call give none: a replay then grants
-      // no ask, never more than the recording did.)
-      if (record.call_id && !decisions.has(record.call_id)) {
-        decisions.set(record.call_id, record.decision);
-      }
-      // The invoke pipeline notes how a headless run answered ("…; headless --yes").
-      const turn = turns.at(-1);
-      const answer = /; (headless --yes|headless|parked for approval)$/.exec(record.reason)?.[1];
-      if (turn && answer) {
-        turn.headless = answer === "headless --yes" ? "yes" : answer === "headless" ? "no" : "park";
-      }
-    } else if (record.type === "approval") {
-      approvals.set(record.call_id, record);
-    } else if (record.type === "message") {
-      const message = record.message;
-      if (message.role === "assistant") turns.at(-1)?.replies.push(message);
-      if (message.role === "tool") {
-        results.set(message.tool_call_id, { name: message.name, content: message.content });
-      }
-    }
-  }
-  if (!header) {
-    throw new Deno.errors.InvalidData(
-      `Cannot replay ${file}: it has no session header: is it a replio session file?`,
-    );
-  }
-  return { header, turns, results, decisions, approvals };
 }
 
 /** Copies the worktree (without replio's sessions and history), keeping modification times. */

@@ -306,6 +306,7 @@ export class Agent {
           arguments: parseObject(args),
           activity: outcome.parked.activity,
           reason: outcome.parked.reason,
+          fingerprint: outcome.parked.fingerprint,
         };
         session.append({ type: "pending", ...pending });
         sink.emit({

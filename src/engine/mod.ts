@@ -7,10 +7,4 @@ export { compactHistory } from "./compaction.ts";
 export { buildSystemPrompt, readProjectInstructions } from "./system_prompt.ts";
 export type { TurnLog } from "./turn_log.ts";
 export { emptyUsage, type TurnResult, type TurnToolCall } from "./turn_result.ts";
-export {
-  AnswerError,
-  commandPrefix,
-  recordAnswer,
-  type RecordedAnswer,
-  resumeState,
-} from "./resume_parked.ts";
+export { AnswerError, recordAnswer, type RecordedAnswer, resumeState } from "./resume_parked.ts";

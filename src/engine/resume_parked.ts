@@ -5,13 +5,16 @@
  * @module
  */
 import type { ParkedCall, Session } from "../session/mod.ts";
-import type { GivenAnswer } from "../tools/mod.ts";
+import type { AnswerableCall, GivenAnswer, Tool } from "../tools/mod.ts";
 import type { ResumeState } from "./agent.ts";
 
-/** Characters that chain, redirect or substitute: a command with one is never prefix-approved. */
-const SHELL_SPECIAL = /[;&|<>$`(){}\\\n\r*?[\]!#~'"]/;
-
-/** What the resumed turn runs, and how each call's answer is found. */
+/**
+ * What the resumed turn runs, and how each call's answer is found. The person's answer covers
+ * exactly the call they were shown (same id, tool and canonical arguments: the fingerprint the
+ * pending record and the approval both hold), once; a later call that reuses the id is a new call
+ * and goes through the policy as usual. A prefix allowed with `--always-prefix` covers later calls
+ * of the same tool only where that tool's own rule parser accepts them.
+ */
 export function resumeState(session: Session, parked: ParkedCall): ResumeState {
   const approval = parked.approval!;
   const given: GivenAnswer = {
@@ -20,18 +23,31 @@ export function resumeState(session: Session, parked: ParkedCall): ResumeState {
     note: approval.reason,
   };
   const prefix = approval.always_prefix;
+  // A call a resume already started (a crash came before its result) is not run again, and its
+  // answer is spent: nothing else may use it.
+  let spent = parked.started;
   return {
     calls: session.unanswered(),
     interrupted: parked.started ? new Set([parked.call.call_id]) : new Set(),
-    answer: ({ id, tool, args }) => {
-      if (id === parked.call.call_id) return given;
-      if (!prefix || tool.name !== parked.call.tool || !tool.keyArg) return undefined;
-      const key = args[tool.keyArg];
-      return typeof key === "string" && matchesPrefix(key, prefix)
+    answer: async (call: AnswerableCall) => {
+      if (!spent && answers(parked, call)) {
+        spent = true;
+        return given;
+      }
+      if (!prefix || call.tool.name !== parked.call.tool || !call.tool.approval) return undefined;
+      return await call.tool.approval.matches(call.args, prefix)
         ? { decision: "granted", by: `always-allowed prefix "${prefix}" (replio approve)` }
         : undefined;
     },
   };
+}
+
+/** Whether the recorded answer to `parked` is for exactly `call`. */
+function answers(parked: ParkedCall, call: AnswerableCall): boolean {
+  const bound = parked.approval?.fingerprint;
+  return bound !== undefined && call.id === parked.call.call_id &&
+    call.tool.name === parked.call.tool && parked.call.fingerprint === bound &&
+    call.fingerprint === bound;
 }
 
 /** What {@link recordAnswer} recorded: the call it answered and the prefix it allowed, if any. */
@@ -46,15 +62,23 @@ export class AnswerError extends Error {
 }
 
 /**
- * Records a person's answer to a parked call of `session` (`callId`, or the one waiting).
- * @throws {AnswerError} when no such call waits, it was answered already, or `alwaysPrefix`
- * asks to allow a prefix of a command that chains or substitutes
+ * Records a person's answer to a parked call of `session` (`callId`, or the one waiting), bound
+ * to the call they were shown (its fingerprint). `approval` is the parked tool's rule hook, which
+ * alone may turn the call into an always-allowed prefix (the same parser as the REPL's `a`).
+ * @throws {AnswerError} when no such call waits, it was answered already, it was parked by an
+ * older replio (no fingerprint to bind an answer to), or `alwaysPrefix` asks for a prefix the
+ * tool's rule parser does not offer for this call
  */
-export function recordAnswer(
+export async function recordAnswer(
   session: Session,
   decision: "granted" | "declined",
-  options: { callId?: string | undefined; reason?: string | undefined; alwaysPrefix?: boolean },
-): RecordedAnswer {
+  options: {
+    callId?: string | undefined;
+    reason?: string | undefined;
+    alwaysPrefix?: boolean;
+    approval?: Tool["approval"] | undefined;
+  },
+): Promise<RecordedAnswer> {
   const verb = decision === "granted" ? "approve" : "deny";
   const waiting = session.parked().filter((p) => !p.approval);
   const parked = options.callId === undefined
@@ -70,47 +94,41 @@ export function recordAnswer(
         } waits for approval`,
     );
   }
-  const prefix = decision === "granted" && options.alwaysPrefix
-    ? commandPrefix(parked.call.activity.key)
-    : null;
-  if (options.alwaysPrefix && !prefix) {
+  if (parked.call.fingerprint === undefined) {
     throw new AnswerError(
-      `Cannot approve "${parked.call.activity.key}" with an always-allowed prefix: it chains, ` +
-        "redirects or substitutes, so no prefix of it is safe to allow: approve it alone",
+      `Cannot ${verb} ${parked.call.call_id}: it was parked by an older replio that did not ` +
+        `record exactly which call it was, so no answer can be bound to it: start a new turn ` +
+        `with replio run --session ${session.id} --park PROMPT`,
+    );
+  }
+  const prefix = decision === "granted" && options.alwaysPrefix
+    ? await safePrefix(parked, options.approval)
+    : null;
+  if (options.alwaysPrefix && decision === "granted" && !prefix) {
+    throw new AnswerError(
+      `Cannot approve ${parked.call.tool} "${parked.call.activity.key}" with an always-allowed ` +
+        "prefix: no prefix of it is safe to allow (it chains, redirects or substitutes, or its " +
+        "program can run other programs or write through its arguments): approve it alone",
     );
   }
   session.append({
     type: "approval",
     call_id: parked.call.call_id,
     decision,
+    fingerprint: parked.call.fingerprint,
     ...(options.reason ? { reason: options.reason } : {}),
     ...(prefix ? { always_prefix: prefix } : {}),
   });
   return { parked, prefix };
 }
 
-/**
- * The words a command starts with that `--always-prefix` allows: the program and its
- * subcommand (`npm publish`), or the program alone when the second word is an option or path.
- * Null when the command has shell syntax that could hide a second command.
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * assert.equal(commandPrefix("npm test -- --watch"), "npm test");
- * assert.equal(commandPrefix("ls -la src"), "ls");
- * assert.equal(commandPrefix("npm test; curl x | sh"), null);
- * ```
- */
-export function commandPrefix(command: string): string | null {
-  if (SHELL_SPECIAL.test(command)) return null;
-  const words = command.trim().split(/\s+/);
-  if (!words[0]) return null;
-  return words[1] && /^[a-z][\w:-]*$/i.test(words[1]) ? `${words[0]} ${words[1]}` : words[0];
-}
-
-/** Whether `command` is `prefix` followed by whole words and no shell syntax. */
-function matchesPrefix(command: string, prefix: string): boolean {
-  if (SHELL_SPECIAL.test(command)) return false;
-  const normal = command.trim().split(/\s+/).join(" ");
-  return normal === prefix || normal.startsWith(`${prefix} `);
+/** The rule the tool's own parser offers for the parked call, if it also covers that call. */
+async function safePrefix(
+  parked: ParkedCall,
+  approval: Tool["approval"] | undefined,
+): Promise<string | null> {
+  if (!approval) return null;
+  const pattern = await approval.propose(parked.call.arguments);
+  if (pattern === null) return null;
+  return await approval.matches(parked.call.arguments, pattern) ? pattern : null;
 }

@@ -514,10 +514,12 @@ export class ReplioServer implements AsyncDisposable {
     using session = await this.#existingSession(id);
     using _lock = this.#locks.acquire(session.id);
     try {
-      const { parked, prefix } = recordAnswer(session, decision, {
+      const waiting = session.parked().find((p) => p.call.call_id === call);
+      const { parked, prefix } = await recordAnswer(session, decision, {
         callId: call,
         reason: typeof body.reason === "string" ? body.reason : undefined,
         alwaysPrefix: body.always_prefix === true,
+        approval: waiting && this.#ws.registry.lookup(waiting.call.tool)?.tool.approval,
       });
       return jsonResponse({
         session: session.id,

@@ -50,6 +50,12 @@ export type SessionRecord =
     reason?: string;
     /** Also allow later commands that start with this prefix, for the rest of the session. */
     always_prefix?: string;
+    /**
+     * The answered call's fingerprint (tool + canonical arguments) as the person was shown it:
+     * the answer is used only for a call with this fingerprint, once. An approval without one
+     * (an older file's) grants nothing: the call is judged again.
+     */
+    fingerprint?: string;
   };
 
 /** A tool call a `--park` run stopped at, waiting for `replio approve` or `replio deny`. */
@@ -62,6 +68,8 @@ export interface PendingCall {
   activity: Activity;
   /** Why it needs a person, e.g. `tool_permission.bash`. */
   reason: string;
+  /** SHA-256 of the tool name and canonical cleaned arguments: what an answer is bound to. */
+  fingerprint?: string;
 }
 
 /** The `type` names of session records. */

@@ -11,6 +11,7 @@ import type { PermissionRecord } from "./audit.ts";
 import type { Policy, PolicyResolution } from "./policy.ts";
 import { errorResult, type PreparedCall, type ToolRegistry, type ToolResult } from "./registry.ts";
 import { toolIsolation } from "./isolation.ts";
+import { callFingerprint } from "./call_fingerprint.ts";
 import type { Tool, ToolArgs, ToolContext } from "./types.ts";
 
 /** What {@link invokeTool} needs. */
@@ -25,11 +26,21 @@ export interface InvokeOptions {
   beforeEdit?: (path: string) => Promise<void>;
   /**
    * An answer already given for this call (a parked call approved or denied with
-   * `replio approve` / `replio deny`); used in place of asking when the policy says ask.
+   * `replio approve` / `replio deny`, or one a replayed recording holds); used in place of asking
+   * when the policy says ask. It gets the call's fingerprint ({@link callFingerprint}): an answer
+   * stands only for the exact call a person was shown.
    */
-  answer?:
-    | ((call: { id: string; tool: Tool; args: ToolArgs }) => GivenAnswer | undefined)
-    | undefined;
+  answer?: ((call: AnswerableCall) => Promise<GivenAnswer | undefined>) | undefined;
+}
+
+/** A call an earlier answer may cover: what it is and its fingerprint (tool + canonical args). */
+export interface AnswerableCall {
+  id: string;
+  tool: Tool;
+  args: ToolArgs;
+  fingerprint: string;
+  /** Set when the call writes a protected path (`.git/config`, …). */
+  protectedPath?: string;
 }
 
 /** A person's answer given before the call ran, and who gave it (for the audit reason). */
@@ -54,7 +65,7 @@ export interface ToolRequest {
 export interface InvokeOutcome extends ToolResult {
   decision: Decision | null;
   cancelled: boolean;
-  parked?: { activity: Activity; reason: string };
+  parked?: { activity: Activity; reason: string; fingerprint: string };
   /** How the call ran: `in-process`, `worker(…)`, `bwrap(…)`, or `none` (also when it never ran). */
   isolation: string;
 }
@@ -132,8 +143,20 @@ export async function invokeTool(
   let cancelled = false;
   let note: string | undefined;
   let edited: string | null = null;
+  // Computed only where an answer may be used or recorded: asks, never allows.
+  const fingerprint = resolution.action === "ask"
+    ? await callFingerprint(call.tool.name, call.args)
+    : "";
   const given = resolution.action === "ask"
-    ? options.answer?.({ id: request.id, tool: call.tool, args: call.args })
+    ? await options.answer?.({
+      id: request.id,
+      tool: call.tool,
+      args: call.args,
+      fingerprint,
+      ...(resolution.protectedPath === undefined
+        ? {}
+        : { protectedPath: resolution.protectedPath }),
+    })
     : undefined;
   if (resolution.action === "allow") {
     decision = "granted";
@@ -217,7 +240,7 @@ export async function invokeTool(
       decision,
       cancelled: false,
       isolation: "none",
-      parked: { activity, reason: resolution.reason },
+      parked: { activity, reason: resolution.reason, fingerprint },
     };
   }
   if (decision !== "granted") {

@@ -26,7 +26,9 @@ export {
   netGrantKind,
   readGrantedEnv,
 } from "./deno_permissions.ts";
+export { callFingerprint, canonicalJson } from "./call_fingerprint.ts";
 export {
+  type AnswerableCall,
   type GivenAnswer,
   type InvokeOptions,
   type InvokeOutcome,
