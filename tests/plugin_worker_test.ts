@@ -11,6 +11,7 @@ import { createRegistry, loadUserPlugins } from "../src/plugins/mod.ts";
 import { startMockModel } from "./support/mock_model.ts";
 import { pluginCacheEnv } from "./support/plugin_cache_env.ts";
 import { replioCommand, runReplio } from "./support/replio_process.ts";
+import { withDeadline } from "./support/deadline.ts";
 import { invokeInWorktree, tempWorktree } from "./support/worktree.ts";
 
 /**
@@ -207,7 +208,9 @@ Deno.test("tool_timeout ends a stuck plugin call, and the Worker restarts for th
     const config = { tool_timeout: 1 };
     const hung = await invokeInWorktree(wt, "hang", {}, { registry, config });
     assert.match(hung.output, /^Error: hang timed out after 1s: its plugin's Worker was stopped/);
-    assert.equal(announce.hits, 1, "the handler really ran");
+    // Whether the handler reached its loop within the second depends on the machine, so it is
+    // not asserted: the SIGINT tests below end a handler known to be in its loop. A Worker stuck
+    // in the loop would never answer "ping": the answer shows it was replaced.
     const next = await invokeInWorktree(wt, "ping", {}, { registry, config });
     assert.equal(next.output, "pong");
   } finally {
@@ -223,11 +226,12 @@ Deno.test("SIGINT ends a stuck plugin call: replio tool exits 130", async () => 
   });
   const env = pluginCacheEnv(join(wt.path, ".cache"));
   const child = replioCommand(["tool", "hang", "{}", "--trust"], { cwd: wt.path, env }).spawn();
-  await announce.firstHit;
+  const kill = () => child.kill("SIGKILL");
+  await withDeadline(announce.firstHit, "the plugin's handler to start", { onLate: kill });
   child.kill("SIGINT");
-  const guard = setTimeout(() => child.kill("SIGKILL"), 10_000);
-  const { code, stdout } = await child.output();
-  clearTimeout(guard);
+  const { code, stdout } = await withDeadline(child.output(), "replio to exit after SIGINT", {
+    onLate: kill,
+  });
   assert.equal(code, 130);
   assert.equal(new TextDecoder().decode(stdout), "Error: cancelled by the user\n");
 });
@@ -307,11 +311,12 @@ Deno.test("SIGTERM ends a turn stuck in a plugin call: replio run exits 130", as
     ["run", "--trust", "--base-url", mock.baseUrl, "--model", "mock-model", "hang please"],
     { cwd: wt.path, env: pluginCacheEnv(join(wt.path, ".cache")) },
   ).spawn();
-  await announce.firstHit;
+  const kill = () => child.kill("SIGKILL");
+  await withDeadline(announce.firstHit, "the plugin's handler to start", { onLate: kill });
   child.kill("SIGTERM");
-  const guard = setTimeout(() => child.kill("SIGKILL"), 10_000);
-  const { code } = await child.output();
-  clearTimeout(guard);
+  const { code } = await withDeadline(child.output(), "replio to exit after SIGTERM", {
+    onLate: kill,
+  });
   assert.equal(code, 130);
 });
 
@@ -325,7 +330,10 @@ export const plugin = { name: "tidy", tools: [{
     category: "read", permission: "web" },
   handler: async (_args, ctx) => {
     await fetch("http://${host}/started");
-    await new Promise((resolve) => ctx.signal.addEventListener("abort", resolve));
+    // The server counts the request before this fetch returns, so the abort may come first.
+    await new Promise((resolve) =>
+      ctx.signal.aborted ? resolve() : ctx.signal.addEventListener("abort", resolve)
+    );
     await fetch("http://${host}/cleaned-up");
     throw new Error("stopped");
   },
@@ -339,10 +347,13 @@ export const plugin = { name: "tidy", tools: [{
     const call = invokeInWorktree(wt, "tidy", {}, {
       registry: createRegistry(plugins),
       signal: controller.signal,
+      // The grace only a hang outlasts: the call ends when the handler returns, so the test
+      // waits for the cleanup itself, however busy the machine (the default 1 s was too short).
+      config: { plugin_abort_grace: 120 },
     });
-    while (announce.hits < 1) await new Promise((resolve) => setTimeout(resolve, 20));
+    await withDeadline(announce.firstHit, "the plugin's handler to start");
     controller.abort();
-    const outcome = await call;
+    const outcome = await withDeadline(call, "the cancelled call to end");
     assert.equal(outcome.output, "Error: cancelled by the user");
     assert.equal(announce.hits, 2, "the handler saw its signal and cleaned up");
   } finally {

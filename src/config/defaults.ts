@@ -202,6 +202,11 @@ export const CONFIG_KEYS = {
     120,
     "Default seconds a run_command, dev or user plugin tool call may run before it is stopped",
   ),
+  plugin_abort_grace: key(
+    Type.Number({ minimum: 0 }),
+    1,
+    "Seconds a cancelled user plugin call may take to clean up after its signal aborts, before its Worker is stopped",
+  ),
   tool_idle_timeout: key(
     Type.Integer({ minimum: 0 }),
     0,

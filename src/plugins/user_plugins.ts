@@ -125,6 +125,7 @@ export async function loadPlugin(
         worktree: ctx.worktree,
         signal: ctx.signal,
         timeoutMs: ctx.config.get("tool_timeout") * 1000,
+        abortGraceMs: ctx.config.get("plugin_abort_grace") * 1000,
       });
     tools.push({ spec: { ...spec, isolation: () => label }, handler });
   }

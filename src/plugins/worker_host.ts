@@ -11,14 +11,6 @@ import { workerBootSource } from "./worker_boot.ts";
 /** How long a plugin may take to import and report its tools. */
 export const PLUGIN_START_TIMEOUT_MS = 5_000;
 
-/**
- * How long a cancelled call's handler may take to see its aborted signal and return before its
- * Worker is ended: room for a cleanup request on a busy machine (200 ms, then 500 ms, were too
- * little for one local request while the whole test suite ran on two cores), yet Ctrl-C still
- * ends a stuck call within about a second. A handler that returns sooner ends the wait sooner.
- */
-const ABORT_GRACE_MS = 1_000;
-
 /** A tool as the Worker reports it: its spec's data fields, and whether it has a handler. */
 export interface ReportedTool {
   spec: Record<string, unknown>;
@@ -47,6 +39,13 @@ export interface CallOptions {
   worktree: string;
   signal: AbortSignal;
   timeoutMs: number;
+  /**
+   * How long a cancelled call's handler may take to see its aborted signal and return before its
+   * Worker is ended (config `plugin_abort_grace`). A handler that returns sooner ends the wait
+   * sooner; no fixed figure suits both Ctrl-C on a stuck call and a cleanup on a busy machine,
+   * so the caller chooses.
+   */
+  abortGraceMs: number;
 }
 
 /** A plugin's Worker, started on demand. */
@@ -80,6 +79,7 @@ export class PluginWorker {
     const worker = this.#worker!;
     const id = this.#nextId++;
     let timer: ReturnType<typeof setTimeout> | undefined;
+    let graceTimer: ReturnType<typeof setTimeout> | undefined;
     let onAbort: (() => void) | undefined;
     const ended = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
@@ -93,7 +93,7 @@ export class PluginWorker {
       onAbort = () => {
         // The handler's own signal first, so it can stop cleanly; its thread if it does not.
         worker.postMessage({ type: "abort", id });
-        setTimeout(() => reject(options.signal.reason), ABORT_GRACE_MS);
+        graceTimer = setTimeout(() => reject(options.signal.reason), options.abortGraceMs);
       };
       options.signal.addEventListener("abort", onAbort, { once: true });
     });
@@ -112,6 +112,8 @@ export class PluginWorker {
     } finally {
       this.#pending.delete(id);
       clearTimeout(timer);
+      // A handler that cleaned up in time must not leave its grace running after the call.
+      clearTimeout(graceTimer);
       if (onAbort) options.signal.removeEventListener("abort", onAbort);
     }
   }
