@@ -149,6 +149,7 @@ class ReplaySink implements Sink {
       turn: this.turn,
       callId: this.#current.id,
       name: this.#current.name,
+      tool: request.tool,
       args: this.#current.args,
       protectedPath: request.protectedPath,
     });

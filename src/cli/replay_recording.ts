@@ -29,6 +29,8 @@ export interface RecordedDecision {
   callId: string;
   /** The name the model called it by, as the recorded reply has it. */
   name: string;
+  /** The tool the policy judged (the audit's name: an alias resolved). */
+  tool: string;
   /** The model's arguments, canonical JSON. */
   args: string;
   decision: Decision;
@@ -73,6 +75,7 @@ export async function readRecording(file: string): Promise<Recording> {
           turn: turns.length - 1,
           callId: record.call_id,
           ...call,
+          tool: record.tool,
           decision: record.decision,
         });
       }
@@ -126,6 +129,8 @@ export interface ConfirmedCall {
   turn: number;
   callId: string;
   name: string;
+  /** The tool the policy judged now. */
+  tool: string;
   args: unknown;
   protectedPath?: string | undefined;
 }
@@ -152,7 +157,8 @@ export class RecordedAnswers {
     if (call.protectedPath !== undefined) return false;
     const args = canonicalArgs(call.args);
     const index = this.#unused.findIndex((d) =>
-      d.turn === call.turn && d.callId === call.callId && d.name === call.name && d.args === args
+      d.turn === call.turn && d.callId === call.callId && d.name === call.name &&
+      d.tool === call.tool && d.args === args
     );
     if (index < 0) return false;
     const [found] = this.#unused.splice(index, 1);
