@@ -118,12 +118,13 @@ async function mergeProjectFile(
   }
   const kept = tighteningValues(settings, values);
   mergeInto(settings, kept, source);
-  const plugins = settings.get("plugins")!.value as string[];
+  // Strings or pinned URL entries (objects), from the global config: the project's are not kept.
+  const plugins = settings.get("plugins")!.value as (string | { url: string })[];
   const worktreePlugins = worktreeRelativePlugins(plugins);
   if (worktreePlugins.length) {
     settings.set("plugins", {
       ...settings.get("plugins")!,
-      value: plugins.filter((p) => !worktreePlugins.includes(p)),
+      value: plugins.filter((p) => typeof p !== "string" || !worktreePlugins.includes(p)),
     });
   }
   const folders = await projectFolders(worktree);

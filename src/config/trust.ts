@@ -132,18 +132,24 @@ function isMissing(error: unknown): boolean {
 
 /**
  * Entries of a `plugins` list that name a file relative to the worktree: in an untrusted
- * worktree they would import the repository's code, even from the global config.
+ * worktree they would import the repository's code, even from the global config. A URL entry
+ * pinned by `replio plugin add` (an object) is the user's own choice and loads everywhere.
  * @example
  * ```ts
  * import assert from "node:assert/strict";
+ * const pinned = { url: "https://e.com/q.js", integrity: "sha256-x" };
  * assert.deepEqual(
- *   worktreeRelativePlugins(["./.replio/plugins/x.ts", "/opt/p.ts", "https://e.com/p.ts"]),
+ *   worktreeRelativePlugins(["./.replio/plugins/x.ts", "/opt/p.ts", "https://e.com/p.ts", pinned]),
  *   ["./.replio/plugins/x.ts"],
  * );
  * ```
  */
-export function worktreeRelativePlugins(specifiers: readonly string[]): string[] {
-  return specifiers.filter((s) => !/^[a-z][a-z0-9+.-]*:/i.test(s) && !isAbsolute(s));
+export function worktreeRelativePlugins(
+  entries: readonly (string | { url: string })[],
+): string[] {
+  return entries.filter((entry): entry is string =>
+    typeof entry === "string" && !/^[a-z][a-z0-9+.-]*:/i.test(entry) && !isAbsolute(entry)
+  );
 }
 
 /**
@@ -234,7 +240,11 @@ export function describeProjectSettings(ignored: IgnoredProject): string[] {
     for (const [key] of taken) rest.delete(key);
     return taken;
   };
-  const plugins = take((k) => k === "plugins").flatMap(([, v]) => v as string[]);
+  const plugins = take((k) => k === "plugins").flatMap(([, v]) =>
+    (v as (string | { url: string })[]).map((entry) =>
+      typeof entry === "string" ? entry : entry.url
+    )
+  );
   if (plugins.length) lines.push(`plugins (code run at start-up): ${plugins.join(", ")}`);
   if (ignored.pluginsFolder) lines.push("plugin code in .replio/plugins/");
   for (const [, servers] of take((k) => k === "mcp_servers")) {
