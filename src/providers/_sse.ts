@@ -11,11 +11,12 @@ export interface ServerSentEvent {
 
 /**
  * Yields the events of an SSE body in order. UTF-8 sequences split across reads are decoded
- * whole; `onRead` runs after every network read (idle timers). Stopping early cancels the body.
+ * whole; `onRead` runs after every network read with the bytes read (`undefined` at the end),
+ * for idle timers and for showing a body that holds no events. Stopping early cancels the body.
  */
 export async function* readServerSentEvents(
   body: ReadableStream<Uint8Array>,
-  onRead: () => void,
+  onRead: (bytes: Uint8Array | undefined) => void,
 ): AsyncGenerator<ServerSentEvent> {
   const decoder = new TextDecoder();
   const reader = body.getReader();
@@ -25,7 +26,7 @@ export async function* readServerSentEvents(
   try {
     while (true) {
       const { value, done } = await reader.read();
-      onRead();
+      onRead(value);
       pending += done ? decoder.decode() : decoder.decode(value, { stream: true });
       // A lone "\r" may be the first half of "\r\n": keep it until the next read shows.
       const lines = pending.split(/\r\n|\n|\r(?!$)/);

@@ -20,6 +20,14 @@ export class ModelListError extends Error {
   }
 }
 
+/** Options of {@link listModels}. */
+export interface ListModelsOptions {
+  /** Give up after this long; default 10 s. */
+  timeoutMs?: number;
+  /** Stops waiting at once (Ctrl-C); the rejection is then the signal's reason. */
+  signal?: AbortSignal;
+}
+
 /**
  * The model ids `GET {baseUrl}/models` lists.
  * @throws {ModelListError} when the server cannot be reached or does not answer with a list
@@ -27,8 +35,9 @@ export class ModelListError extends Error {
 export async function listModels(
   baseUrl: string,
   apiKey: string,
-  timeoutMs = LIST_MODELS_TIMEOUT_MS,
+  options: ListModelsOptions = {},
 ): Promise<string[]> {
+  const timeoutMs = options.timeoutMs ?? LIST_MODELS_TIMEOUT_MS;
   const host = new URL(baseUrl).host;
   if (Deno.permissions.querySync({ name: "net", host }).state !== "granted") {
     throw new ModelListError(
@@ -39,15 +48,19 @@ export async function listModels(
   }
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), timeoutMs);
+  const signal = options.signal
+    ? AbortSignal.any([controller.signal, options.signal])
+    : controller.signal;
   let response: Response;
   let text: string;
   try {
     response = await fetch(`${baseUrl}/models`, {
       headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {},
-      signal: controller.signal,
+      signal,
     });
     text = await response.text();
   } catch (error) {
+    if (options.signal?.aborted) throw options.signal.reason;
     if (controller.signal.aborted) {
       throw new ModelListError(`no answer within ${timeoutMs} ms`, null, CONNECTION_FIX);
     }
@@ -76,4 +89,43 @@ export async function listModels(
     );
   }
   return (body.data ?? []).map((entry) => entry.id).filter((id) => typeof id === "string");
+}
+
+/** Listed models a 404 message names at most. */
+const MAX_NAMED_MODELS = 5;
+
+/**
+ * The fix for a 404 from chat completions, found by asking the server which models it lists:
+ * the model is not among them (they are named), or the server has no OpenAI-compatible API at
+ * `baseUrl` at all. Rejects with the signal's reason when `signal` aborts.
+ */
+export async function modelNotFoundFix(
+  endpoint: { baseUrl: string; apiKey: string; model: string },
+  signal: AbortSignal,
+): Promise<string> {
+  const { baseUrl, model } = endpoint;
+  const setModel = "pass --model NAME or run `replio config set model NAME`";
+  let models: string[];
+  try {
+    models = await listModels(baseUrl, endpoint.apiKey, { signal });
+  } catch (error) {
+    if (!(error instanceof ModelListError)) throw error;
+    if (error.status === 404) {
+      return `check base_url: "${baseUrl}" serves neither /chat/completions nor /models ` +
+        "(OpenAI-compatible servers serve them under /v1)";
+    }
+    return `check that model "${model}" exists: list the models with ` +
+      `\`curl ${baseUrl}/models\`, then ${setModel}`;
+  }
+  if (models.includes(model)) {
+    return `"${baseUrl}/models" lists "${model}", so the chat path is wrong: check base_url`;
+  }
+  if (models.length === 0) {
+    return `"${baseUrl}/models" lists no models: load one on the server, then ${setModel}`;
+  }
+  const named = models.slice(0, MAX_NAMED_MODELS).map((id) => `"${id}"`).join(", ");
+  const more = models.length > MAX_NAMED_MODELS
+    ? ` and ${models.length - MAX_NAMED_MODELS} more`
+    : "";
+  return `the server has no model "${model}"; it lists ${named}${more}: ${setModel}`;
 }

@@ -71,7 +71,9 @@ async function findEndpoint(
   const keyEnv = config.get("api_key_env");
   const unseen = ["OPENAI_BASE_URL", keyEnv].filter((name) => name && !canReadEnv(name));
   const envFlag = `--allow-env=${unseen.join(",")}`;
-  if (await listModels(OLLAMA_BASE_URL, "", OLLAMA_PROBE_TIMEOUT_MS).catch(() => null)) {
+  if (
+    await listModels(OLLAMA_BASE_URL, "", { timeoutMs: OLLAMA_PROBE_TIMEOUT_MS }).catch(() => null)
+  ) {
     if (unseen.length) {
       notice?.(
         `using Ollama on 127.0.0.1:11434: replio cannot see ${unseen.join(" or ")} ` +
