@@ -11,11 +11,16 @@ export { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 export { Server } from "@modelcontextprotocol/sdk/server/index.js";
 // @ts-types="@modelcontextprotocol/sdk/server/stdio"
 export { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+// @ts-types="@modelcontextprotocol/sdk/shared/stdio"
+export { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
+// @ts-types="@modelcontextprotocol/sdk/shared/transport"
+export type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 export {
   CallToolRequestSchema,
   type CallToolResult,
   ErrorCode,
+  type JSONRPCMessage,
   ListToolsRequestSchema,
   McpError,
   type Tool as McpTool,

@@ -68,6 +68,17 @@ export interface PermissionContext {
   services: Readonly<Record<string, unknown>>;
 }
 
+/**
+ * Whether a tool's calls change nothing (no file written, no command run, nothing done on a
+ * server beyond reading), and the evidence, worded to follow "because": read-only modes (`plan`)
+ * run only tools for which it holds.
+ */
+export interface ReadOnlyEvidence {
+  isReadOnly: boolean;
+  /** e.g. `its MCP server marks it readOnlyHint`, `its permission key bash runs commands`. */
+  reason: string;
+}
+
 /** An extra tool name; `args` are preset arguments (`git_status` → `{subcommand: "status"}`). */
 export interface ToolAlias {
   name: string;
@@ -148,6 +159,11 @@ export interface ToolSpec<P extends JsonSchema = JsonSchema> {
     propose(args: ToolArgs): string | null;
     matches(args: ToolArgs, prefix: string): Promise<boolean>;
   };
+  /**
+   * Set by the loader of tools that come from outside replio (MCP servers, user plugins) from
+   * what it can check; bundled tools leave it out and are judged by their permission key.
+   */
+  readOnly?: ReadOnlyEvidence;
   /** Which parameter is a filesystem path, for worktree scope checks. */
   pathArg?: string;
   /** Which argument appears in activity lines and confirm labels. */

@@ -1,0 +1,291 @@
+/**
+ * One configured MCP server's connection: started through its transport, `initialize`d, its
+ * tools listed; calls (plain, or as MCP tasks) with their failures worded for the model; and a
+ * restart, with backoff, on the next call after the server exited.
+ * @module
+ */
+import type { ToolArgs, ToolContext } from "../tools/types.ts";
+import { type CallToolResult, Client, ErrorCode, McpError, type McpTool } from "./_sdk.ts";
+import { describeContent } from "./mcp_tool.ts";
+import { planTransport } from "./transport.ts";
+import type {
+  ConnectOptions,
+  McpServerConfig,
+  McpServerState,
+  McpServerStatus,
+  ServerTransport,
+} from "./types.ts";
+
+/** How long a server may take to start, answer `initialize` and list its tools. */
+const CONNECT_TIMEOUT_MS = 10_000;
+
+/** The first wait before restarting a server whose restart failed; doubled per failure. */
+const FIRST_BACKOFF_MS = 1_000;
+
+/** Restarts are never further apart than this. */
+const MAX_BACKOFF_MS = 60_000;
+
+/** One server's transport and client, restarted on a call after it exited. */
+export class ServerConnection {
+  state: McpServerState = "connecting";
+  /** How the server runs: the sandbox's label or `none`. */
+  isolation = "none";
+  tools: McpTool[] = [];
+  isRegistered = false;
+  registered = 0;
+  /** Settles (never rejects) when the first start has succeeded or failed. */
+  readonly started: Promise<boolean>;
+  #startedResolve!: (ok: boolean) => void;
+  #client: Client | null = null;
+  #transport: ServerTransport | null = null;
+  #detail: string | undefined;
+  /** How the server ended, e.g. `exited with code 3`. */
+  #exit = "exited";
+  #restarting: Promise<void> | null = null;
+  #backoffMs = 0;
+  #nextRestartAt = 0;
+
+  constructor(
+    readonly name: string,
+    readonly config: McpServerConfig,
+    readonly options: ConnectOptions,
+  ) {
+    this.started = new Promise((resolve) => this.#startedResolve = resolve);
+  }
+
+  /** The current transport, which replio's exit stops; null before the first start. */
+  get transport(): ServerTransport | null {
+    return this.#transport;
+  }
+
+  status(): McpServerStatus {
+    return {
+      name: this.name,
+      state: this.state,
+      tools: this.registered,
+      ...(this.#detail === undefined ? {} : { detail: this.#detail }),
+    };
+  }
+
+  /** The first start: reports a failure through `warn`; true when the tools are listed. */
+  async connect(): Promise<boolean> {
+    try {
+      this.tools = await this.#open();
+      this.state = "ready";
+      return true;
+    } catch (error) {
+      this.state = "failed";
+      this.#detail = startFailure(this.name, this.config, error, this.#lastDiagnostic());
+      this.options.warn(this.#detail);
+      return false;
+    } finally {
+      this.#startedResolve(this.state === "ready");
+    }
+  }
+
+  async call(tool: McpTool, args: ToolArgs, ctx: ToolContext): Promise<string> {
+    if (this.state === "exited") await this.#restart();
+    const timeoutSeconds = ctx.config.get("tool_timeout");
+    let result: CallToolResult;
+    try {
+      result = tool.execution?.taskSupport === "required"
+        ? await this.#callAsTask(tool.name, args, ctx, timeoutSeconds * 1000)
+        : await this.#client!.callTool({ name: tool.name, arguments: args }, undefined, {
+          signal: ctx.signal,
+          timeout: timeoutSeconds * 1000,
+          ...(ctx.progress ? { onprogress: reportProgress(ctx.progress) } : {}),
+        }) as CallToolResult;
+    } catch (error) {
+      if (ctx.signal.aborted) throw error;
+      if (isTimeout(error)) {
+        throw new Error(
+          `MCP server "${this.name}" did not answer "${tool.name}" within ${timeoutSeconds} s: ` +
+            `try a smaller request, or raise tool_timeout`,
+        );
+      }
+      if (this.state === "exited" || isConnectionClosed(error)) {
+        this.state = "exited";
+        throw new Error(
+          `MCP server "${this.name}" ${this.#exit} while running "${tool.name}"${this.#stderrNote()}: ` +
+            `replio restarts it on the next call: retry once, or use another tool`,
+        );
+      }
+      const detail = error instanceof Error ? error.message : String(error);
+      throw new Error(
+        `MCP server "${this.name}" failed to run "${tool.name}": ${detail}: check the arguments`,
+      );
+    }
+    const text = describeContent(result);
+    if (result.isError) throw new Error(text);
+    return text;
+  }
+
+  /**
+   * A call the server runs as an MCP task (`execution.taskSupport: "required"`): created, then
+   * polled until it ends; its status messages are the call's progress. Cancelling the call
+   * cancels the task on the server too.
+   */
+  async #callAsTask(
+    tool: string,
+    args: ToolArgs,
+    ctx: ToolContext,
+    timeoutMs: number,
+  ): Promise<CallToolResult> {
+    const client = this.#client!;
+    const signal = AbortSignal.any([
+      ctx.signal,
+      AbortSignal.timeout(timeoutMs),
+    ]);
+    let taskId: string | undefined;
+    try {
+      const stream = client.experimental.tasks.callToolStream(
+        { name: tool, arguments: args },
+        undefined,
+        { signal, timeout: timeoutMs, task: {} },
+      );
+      for await (const message of stream) {
+        if (message.type === "taskCreated" || message.type === "taskStatus") {
+          taskId = message.task.taskId;
+          if (message.task.statusMessage) ctx.progress?.([message.task.statusMessage]);
+        } else if (message.type === "result") {
+          return message.result as CallToolResult;
+        } else {
+          throw message.error;
+        }
+      }
+      throw new Error(`task of "${tool}" ended without a result`);
+    } catch (error) {
+      if (signal.aborted && taskId !== undefined) {
+        // Best effort: the server may have finished or gone meanwhile.
+        await client.experimental.tasks.cancelTask(taskId).catch(() => undefined);
+      }
+      if (signal.aborted && !ctx.signal.aborted) {
+        throw new DOMException("no answer in time", "TimeoutError");
+      }
+      throw error;
+    }
+  }
+
+  /** Starts the server, connects and lists its tools, within {@link CONNECT_TIMEOUT_MS}. */
+  async #open(): Promise<McpTool[]> {
+    const { transport, isolation } = await planTransport(this.config, this.options);
+    this.#transport = transport;
+    this.isolation = isolation;
+    const client = new Client({ name: "replio", version: this.options.version });
+    const deadline = new AbortController();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    try {
+      timer = setTimeout(() => {
+        deadline.abort(new DOMException("no answer in time", "TimeoutError"));
+      }, CONNECT_TIMEOUT_MS);
+      await client.connect(transport, { signal: deadline.signal });
+      client.onclose = () => {
+        if (this.#client !== client) return;
+        this.#exit = transport.describeExit();
+        this.#detail = `${this.#exit}${this.#stderrNote()}`;
+        this.state = "exited";
+      };
+      const tools: McpTool[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await client.listTools(cursor === undefined ? {} : { cursor }, {
+          signal: deadline.signal,
+        });
+        tools.push(...page.tools);
+        cursor = page.nextCursor;
+      } while (cursor !== undefined);
+      this.#client = client;
+      return tools;
+    } catch (error) {
+      // Stopped with its group before the error is reported: a half-started server must not
+      // linger, and its exit code (if it ended by itself) is known by then.
+      await transport.close();
+      if (isConnectionClosed(error)) {
+        throw new Error(`it ${transport.describeExit()} during start-up`, { cause: error });
+      }
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Starts the server again, unless the last attempt failed too recently (backoff). */
+  async #restart(): Promise<void> {
+    if (this.#restarting) return await this.#restarting;
+    const wait = this.#nextRestartAt - Date.now();
+    if (wait > 0) {
+      throw new Error(
+        `MCP server "${this.name}" ${this.#exit} and its last restart failed: ` +
+          `replio tries again in ${Math.ceil(wait / 1000)} s: use another tool meanwhile`,
+      );
+    }
+    this.#restarting = (async () => {
+      try {
+        await this.#open();
+        this.state = "ready";
+        this.#detail = undefined;
+        this.#backoffMs = 0;
+      } catch (error) {
+        this.#backoffMs = Math.min(MAX_BACKOFF_MS, (this.#backoffMs || FIRST_BACKOFF_MS / 2) * 2);
+        this.#nextRestartAt = Date.now() + this.#backoffMs;
+        const detail = error instanceof Error ? error.message : String(error);
+        throw new Error(
+          `MCP server "${this.name}" ${this.#exit} and could not be restarted: ${detail}` +
+            `${this.#stderrNote()}: replio tries again in ${this.#backoffMs / 1000} s; ` +
+            `check mcp_servers.${this.name}, or use another tool`,
+        );
+      } finally {
+        this.#restarting = null;
+      }
+    })();
+    await this.#restarting;
+  }
+
+  #lastDiagnostic(): string {
+    return this.#transport?.lastDiagnostic() ?? "";
+  }
+
+  #stderrNote(): string {
+    const lastLine = this.#lastDiagnostic();
+    return lastLine ? ` (its stderr: ${lastLine})` : "";
+  }
+}
+
+/** An MCP progress notification as one line: its message, or how far along it is. */
+function reportProgress(progress: (lines: readonly string[]) => void) {
+  return (p: { progress: number; total?: number | undefined; message?: string | undefined }) =>
+    progress([p.message ?? (p.total ? `${p.progress} of ${p.total}` : `${p.progress}`)]);
+}
+
+function startFailure(
+  server: string,
+  config: McpServerConfig,
+  error: unknown,
+  lastLine: string,
+): string {
+  const prefix = `Cannot start MCP server "${server}" (continuing without its tools)`;
+  const commandLine = [config.command, ...(config.args ?? [])].join(" ");
+  if (error instanceof Deno.errors.NotFound) {
+    return `${prefix}: command "${config.command}" not found: install it or fix ` +
+      `mcp_servers.${server}.command (\`replio config get mcp_servers --show-origin\` shows the file)`;
+  }
+  if (error instanceof Deno.errors.NotCapable) {
+    return `${prefix}: ${error.message.split("\n")[0]}: restart replio with that permission`;
+  }
+  const detail = isTimeout(error)
+    ? `no answer within ${CONNECT_TIMEOUT_MS / 1000} s`
+    : error instanceof Error
+    ? error.message
+    : String(error);
+  return `${prefix}: ${detail}${lastLine ? ` (its stderr: ${lastLine})` : ""}: ` +
+    `check that "${commandLine}" runs an MCP server on stdio, or remove mcp_servers.${server}`;
+}
+
+function isTimeout(error: unknown): boolean {
+  return (error instanceof DOMException && error.name === "TimeoutError") ||
+    (error instanceof McpError && error.code === ErrorCode.RequestTimeout);
+}
+
+function isConnectionClosed(error: unknown): boolean {
+  return error instanceof McpError && error.code === ErrorCode.ConnectionClosed;
+}
