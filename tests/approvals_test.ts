@@ -12,22 +12,29 @@ const tool = (name: string) => registry.lookup(name)!.tool;
 Deno.test("SessionApprovals offers a command prefix that never covers a chained command", async () => {
   const approvals = new SessionApprovals();
   const run = tool("run_command");
-  const rule = await approvals.propose(
-    run,
-    { command: "npm test -- --watch" },
-    undefined,
-    WORKTREE,
-  );
-  assert.deepEqual(rule, { tool: "run_command", kind: "prefix", pattern: "npm test" });
+  const rule = await approvals.propose(run, { command: "git log -n 3" }, undefined, WORKTREE);
+  assert.deepEqual(rule, {
+    tool: "run_command",
+    kind: "prefix",
+    pattern: "git log",
+    scope: 'commands starting with "git log", except with --output or a computed word',
+  });
   approvals.add(rule!);
-  assert.deepEqual(await approvals.match(run, { command: "npm test" }, undefined, WORKTREE), rule);
+  assert.deepEqual(await approvals.match(run, { command: "git log" }, undefined, WORKTREE), rule);
   for (
-    const command of ["npm test; rm -rf ~", "npm testing", "npm install", "npm test && curl x"]
+    const command of ["git log; rm -rf ~", "git logs", "git push", "git log && curl x"]
   ) {
     assert.equal(await approvals.match(run, { command }, undefined, WORKTREE), null, command);
   }
-  // A chained command gets no rule at all: "always" would cover less than what is asked.
-  assert.equal(await approvals.propose(run, { command: "ls && rm x" }, undefined, WORKTREE), null);
+  // A chained command, or a program that runs what its arguments name, gets only itself.
+  for (const command of ["ls && rm x", "npm test -- --watch"]) {
+    assert.deepEqual(await approvals.propose(run, { command }, undefined, WORKTREE), {
+      tool: "run_command",
+      kind: "prefix",
+      pattern: command,
+      scope: `exactly "${command}"`,
+    });
+  }
 });
 
 Deno.test("SessionApprovals scopes a path tool to the file's folder inside the worktree", async () => {

@@ -9,14 +9,36 @@
  * Nothing that assigns a variable is ever covered, whatever the prefixes: bash evaluates array
  * subscripts in variable names as arithmetic (`printf -v 'a[$(cmd)]' x` runs cmd), and a
  * variable such as PATH, HOME or IFS changes what a later, allowed command does
- * (`for PATH in bin; do ls; done` runs ./bin/ls). See docs/permissions.md.
- *
- * The parser is the `mvdan-sh` package (mvdan/sh compiled to JavaScript by GopherJS): `sh-syntax`,
- * its WASM build, returns statements whose commands and word parts carry positions only, not
- * their kind. The walk reads GopherJS's own objects (see {@link GoNode}): going through the
- * package's JavaScript wrappers costs about half a millisecond per field read.
+ * (`for PATH in bin; do ls; done` runs ./bin/ls). See docs/permissions.md. The parser and its
+ * tree are in _shell_tree.ts.
  * @module
  */
+import {
+  type GoBinaryCmd,
+  type GoCallExpr,
+  type GoCaseClause,
+  type GoDblQuoted,
+  type GoFile,
+  type GoIfClause,
+  type GoNode,
+  type GoParamExp,
+  type GoRedirect,
+  type GoSlice,
+  type GoStmt,
+  type GoStmts,
+  goString,
+  type GoTimeClause,
+  type GoWhileClause,
+  type GoWord,
+  hasControlCharacter,
+  itemsOf,
+  jsString,
+  kindOf,
+  literalAssign,
+  literalWord,
+  loadShell,
+  parseMessage,
+} from "./_shell_tree.ts";
 
 /** The check's outcome: covered, or not covered with the reason (the call is then denied). */
 export type BashAllowVerdict = { allowed: true } | { allowed: false; reason: string };
@@ -50,6 +72,14 @@ const NEVER_COVERED: ReadonlyMap<string, string> = new Map([
   ["fc", "it runs commands from the history"],
 ]);
 
+/**
+ * A further test of each simple command a prefix covers, given its words as bash passes them
+ * (quotes removed; assignments before the command left out; `null` for a word bash computes):
+ * a reason refuses the command, null lets it through. The always-allow rules use it to keep
+ * a prefix off the forms of a program that run code or write files (always_rule.ts).
+ */
+export type CommandJudge = (words: readonly (string | null)[]) => string | null;
+
 /** `test` and `[` evaluate a subscript in the variable name these operators take. */
 const TEST_NAME_OPERATORS = new Set(["-v", "-R"]);
 
@@ -71,6 +101,7 @@ const TEST_NAME_OPERATORS = new Set(["-v", "-R"]);
 export async function checkBashAllow(
   command: string,
   prefixes: readonly string[],
+  judge?: CommandJudge,
 ): Promise<BashAllowVerdict> {
   // Checked on the raw text: a line break would let a second command hide from a reader.
   if (/[\n\r]/.test(command)) return notCovered("multi-line commands are not allowed");
@@ -90,6 +121,7 @@ export async function checkBashAllow(
     source: new TextEncoder().encode(command),
     prefixes: indexPrefixes(prefixes),
     redirectOps: shell.redirectOps,
+    judge: judge ?? null,
     refusal: null,
     hasHeredoc: false,
     commands: 0,
@@ -99,15 +131,6 @@ export async function checkBashAllow(
   if (scan.refusal) return notCovered(scan.refusal);
   if (scan.commands === 0) return notCovered("no command");
   return { allowed: true };
-}
-
-/** Tab is the one control character bash and the parser read alike (a blank). */
-function hasControlCharacter(text: string): boolean {
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if ((code < 0x20 && code !== 0x09) || code === 0x7f) return true;
-  }
-  return false;
 }
 
 /** Prefixes as words (Go byte strings), grouped by their first word for one lookup per command. */
@@ -125,172 +148,13 @@ function notCovered(problem: string): BashAllowVerdict {
   return { allowed: false, reason: `bash_allow: ${problem}` };
 }
 
-function parseMessage(error: unknown): string {
-  // mvdan/sh throws Go errors: objects with an Error() method, e.g. `src:1:6: reached EOF…`.
-  if (typeof error === "object" && error !== null && "Error" in error) {
-    const text = (error as { Error(): string }).Error();
-    return text.replace(/^src:/, "");
-  }
-  throw error;
-}
-
-/** Go strings are byte strings in GopherJS (one UTF-8 byte per char): compare prefixes so. */
-function goString(text: string): string {
-  let bytes = "";
-  for (const byte of new TextEncoder().encode(text)) bytes += String.fromCharCode(byte);
-  return bytes;
-}
-
-/**
- * A GopherJS object of mvdan/sh's tree. A pointer's type is `constructor.string`
- * (`*syntax.CallExpr`); a nil pointer is its type's `nil` object and a nil interface is an
- * object without that string; a slice is a window on a shared array.
- */
-interface GoNode {
-  constructor: { string?: string; nil?: unknown };
-  Pos(): GoPos;
-  End(): GoPos;
-}
-interface GoPos {
-  Offset(): number;
-}
-interface GoSlice<T> {
-  $array: T[];
-  $offset: number;
-  $length: number;
-}
-interface GoFile {
-  Stmts: GoSlice<GoStmt>;
-}
-interface GoStmt extends GoNode {
-  Cmd: GoNode;
-  Background: boolean;
-  Coprocess: boolean;
-  Redirs: GoSlice<GoRedirect>;
-}
-interface GoRedirect extends GoNode {
-  Op: number;
-  N: GoLit;
-  Word: GoWord;
-}
-interface GoWord extends GoNode {
-  Parts: GoSlice<GoNode>;
-}
-interface GoLit extends GoNode {
-  Value: string;
-}
-interface GoSglQuoted extends GoNode {
-  Value: string;
-  Dollar: boolean;
-}
-interface GoDblQuoted extends GoNode {
-  Parts: GoSlice<GoNode>;
-  Dollar: boolean;
-}
-interface GoParamExp extends GoNode {
-  Excl: boolean;
-  Length: boolean;
-  Width: boolean;
-  Index: GoNode;
-  Slice: GoNode;
-  Repl: GoNode;
-  Exp: GoNode;
-  Names: number;
-}
-interface GoStmts extends GoNode {
-  Stmts: GoSlice<GoStmt>;
-}
-interface GoAssign extends GoNode {
-  Append: boolean;
-  Naked: boolean;
-  Name: GoLit;
-  Index: GoNode;
-  Value: GoWord;
-  Array: GoNode;
-}
-interface GoCallExpr extends GoNode {
-  Assigns: GoSlice<GoAssign>;
-  Args: GoSlice<GoWord>;
-}
-interface GoBinaryCmd extends GoNode {
-  X: GoStmt;
-  Y: GoStmt;
-}
-interface GoIfClause extends GoNode {
-  Cond: GoSlice<GoStmt>;
-  Then: GoSlice<GoStmt>;
-  Else: GoIfClause;
-}
-interface GoWhileClause extends GoNode {
-  Cond: GoSlice<GoStmt>;
-  Do: GoSlice<GoStmt>;
-}
-interface GoCaseClause extends GoNode {
-  Word: GoWord;
-  Items: GoSlice<{ Patterns: GoSlice<GoWord>; Stmts: GoSlice<GoStmt> }>;
-}
-interface GoTimeClause extends GoNode {
-  Stmt: GoStmt;
-}
-
-/** The node's type name (`CallExpr`), or `""` for a nil pointer or interface. */
-function kindOf(node: GoNode): string {
-  const type = node.constructor.string;
-  if (type === undefined || node === node.constructor.nil) return "";
-  return type.startsWith("*syntax.") ? type.slice("*syntax.".length) : type;
-}
-
-/** A slice's items; the backing array itself when the slice spans it (read-only use). */
-function itemsOf<T>(slice: GoSlice<T>): readonly T[] {
-  const { $array, $offset, $length } = slice;
-  return $offset === 0 && $length === $array.length
-    ? $array
-    : $array.slice($offset, $offset + $length);
-}
-
-/** The loaded parser: `parse` throws mvdan/sh's error, `redirectOps` names operator codes. */
-interface Shell {
-  parse(source: string): GoFile;
-  redirectOps: ReadonlyMap<number, string>;
-}
-
-/** Redirection operators bash knows; the parser codes them as numbers, learnt at load. */
-const REDIRECT_OPS = [">", ">>", "<", "<>", "<&", ">&", ">|", "<<<", "&>", "&>>"] as const;
-
-let shellLoading: Promise<Shell> | undefined;
-
-/** Loads mvdan/sh on first use: 1.5 MB of JavaScript that start-up must not pay for. */
-function loadShell(): Promise<Shell> {
-  return shellLoading ??= (async () => {
-    const { syntax } = (await import("mvdan-sh")).default as {
-      syntax: {
-        NewParser(): { Parse(source: string, name: string): { __internal_object__: GoFile } };
-      };
-    };
-    // One parser serves every call: Parse is synchronous, and a new parser costs 3 ms.
-    const parser = syntax.NewParser();
-    const parse = (source: string) => parser.Parse(source, "src").__internal_object__;
-    // Codes are the Go enum's order, which a new parser version may change: read them back.
-    const probe = REDIRECT_OPS.map((op) => `: ${op}x`).join("; ") + "\n: <<x\nx\n: <<-x\nx\n";
-    const names = [...REDIRECT_OPS, "<<", "<<-"];
-    const redirectOps = new Map<number, string>();
-    // The walk reads GopherJS's objects, not the package's API: fail closed on another shape.
-    itemsOf(parse(probe).Stmts).forEach((stmt, i) => {
-      const op = kindOf(stmt) === "Stmt" ? itemsOf(stmt.Redirs)[0]?.Op : undefined;
-      const name = names[i];
-      if (op === undefined || name === undefined) throw new Error("mvdan-sh: unexpected tree");
-      redirectOps.set(op, name);
-    });
-    return { parse, redirectOps };
-  })();
-}
-
 /** What a walk found: the first part that is not covered, and how many commands it saw. */
 interface Scan {
   source: Uint8Array;
   /** Allowed prefixes by first word. */
   prefixes: ReadonlyMap<string, readonly string[][]>;
   redirectOps: ReadonlyMap<number, string>;
+  judge: CommandJudge | null;
   refusal: string | null;
   /** A heredoc without its body (`cat <<EOF`) parses; with one, the line break is refused. */
   hasHeredoc: boolean;
@@ -404,6 +268,9 @@ function scanCall(scan: Scan, call: GoCallExpr): void {
       ? "its command name is an expansion"
       : "";
     refuse(scan, call, detail);
+  } else if (scan.judge) {
+    const problem = scan.judge(argWords.map((word) => word === null ? null : jsString(word)));
+    if (problem) refuse(scan, call, problem);
   }
   for (const assign of assigns) {
     if (kindOf(assign.Value)) scanWord(scan, assign.Value);
@@ -440,58 +307,6 @@ function builtinProblemOf(words: readonly (string | null)[]): string | null {
     return `${name} with -v, -R or a computed argument is never covered (it evaluates subscripts)`;
   }
   return null;
-}
-
-/**
- * A word's text (as a Go byte string) when bash would pass it on exactly as written, quotes
- * removed; `null` when bash computes it. Computed includes what is easy to overlook: a
- * backslash (`\-v` is `-v`), a glob (`-?` matches a file named `-v`), a brace expansion
- * (`{-v,x}` is two words) and a tilde. Judging such words as text would let them past the
- * checks that look for `-v` or a builtin's name.
- */
-function literalWord(word: GoWord): string | null {
-  const { $array, $offset, $length } = word.Parts;
-  let text = "";
-  for (let i = 0; i < $length; i++) {
-    const piece = literalPart($array[$offset + i]!, $length === 1);
-    if (piece === null) return null;
-    text = i === 0 ? piece : text + piece;
-  }
-  return text;
-}
-
-/** One part's text for {@link literalWord}; `isWholeWord` lets the word `[` (test) through. */
-function literalPart(part: GoNode, isWholeWord: boolean): string | null {
-  switch (kindOf(part)) {
-    case "Lit": {
-      const value = (part as GoLit).Value;
-      const isPattern = /[\\*?{~]/.test(value) ||
-        (value.includes("[") && !(isWholeWord && value === "["));
-      return isPattern ? null : value;
-    }
-    case "SglQuoted":
-      return (part as GoSglQuoted).Dollar ? null : (part as GoSglQuoted).Value;
-    case "DblQuoted": {
-      if ((part as GoDblQuoted).Dollar) return null;
-      let text = "";
-      for (const inner of itemsOf((part as GoDblQuoted).Parts)) {
-        // Inside double quotes a backslash is removed before $, `, " and \ only.
-        if (kindOf(inner) !== "Lit" || (inner as GoLit).Value.includes("\\")) return null;
-        text += (inner as GoLit).Value;
-      }
-      return text;
-    }
-    default:
-      return null;
-  }
-}
-
-function literalAssign(assign: GoAssign): string | null {
-  if (!kindOf(assign.Name) || assign.Naked || kindOf(assign.Index) || kindOf(assign.Array)) {
-    return null;
-  }
-  const value = kindOf(assign.Value) ? literalWord(assign.Value) : "";
-  return value === null ? null : `${assign.Name.Value}${assign.Append ? "+=" : "="}${value}`;
 }
 
 function scanWord(scan: Scan, word: GoWord): void {

@@ -20,6 +20,7 @@ import {
   type ToolSpec,
   Type,
 } from "../../src/plugins/api.ts";
+import { describeCommandRule, proposeRule, ruleCovers } from "./always_rule.ts";
 import { checkBashAllow } from "./bash_allow.ts";
 import DESCRIPTION from "./run_command.md" with { type: "text" };
 
@@ -52,7 +53,12 @@ export const runCommandSpec = {
   // setsid puts each command in its own process group, so a cancel reaches its children.
   deno: { run: ["setsid", "bash"] },
   permissionFn: resolveRunPermission,
-  approval: { propose: proposePrefix, matches: matchesPrefix },
+  // The REPL's `a` and `replio approve --always-prefix`: never wider than what was seen.
+  approval: {
+    propose: (args) => proposeRule(String(args.command ?? "")),
+    matches: (args, pattern) => ruleCovers(String(args.command ?? ""), pattern),
+    describe: describeCommandRule,
+  },
   pathArg: "cwd",
   keyArg: "command",
   echo: true,
@@ -160,19 +166,4 @@ async function isInsideWorktree(cwd: string, worktree: string): Promise<boolean>
   }
   const rel = relative(worktree, dir);
   return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
-}
-
-/**
- * The prefix "always allow" offers for a command: the program and, when the next word is a
- * subcommand (`npm test`, `git status`), that too. Matching goes through bash_allow's parser,
- * so `npm test` never covers `npm test; rm -rf ~`.
- */
-function proposePrefix(args: ToolArgs): string | null {
-  const [program, next] = String(args.command ?? "").trim().split(/\s+/);
-  if (!program || !/^[\w./-]+$/.test(program)) return null;
-  return next && /^[a-z][\w:-]*$/i.test(next) ? `${program} ${next}` : program;
-}
-
-async function matchesPrefix(args: ToolArgs, prefix: string): Promise<boolean> {
-  return (await checkBashAllow(String(args.command ?? ""), [prefix])).allowed;
 }

@@ -1,19 +1,26 @@
 /**
  * Approvals with memory: the rules a person accepted with `a` (always) at a confirm prompt,
- * kept for the REPL session. A rule names one tool and what it covers: a command prefix (the
- * tool's own `approval` hook, run_command's matches whole words of every command in the line),
- * a path glob for tools with a path argument, or else the exact key argument.
+ * kept for the REPL session. A rule names one tool and what it covers, never more than the
+ * person was shown: the tool's own rule (its `approval` hook: run_command's is the exact
+ * command or a prefix its parser proves safe), a folder (or the one file) for tools with a
+ * path argument, or else the same arguments again.
  * @module
  */
 import { dirname, relative, sep } from "../fs/path.ts";
 import type { Tool, ToolArgs } from "./types.ts";
 
-/** One remembered approval. */
-export interface ApprovalRule {
-  tool: string;
-  kind: "prefix" | "glob" | "exact";
-  pattern: string;
-}
+/**
+ * One remembered approval: `prefix` is the tool's own pattern (`scope` words what it covers),
+ * `glob` a path inside the worktree (`src/ui/**`: that folder and below; else that one file),
+ * `exact` the key argument shown and the whole call (`args`, canonical JSON) it was given with.
+ */
+export type ApprovalRule =
+  | { tool: string; kind: "prefix"; pattern: string; scope?: string }
+  | { tool: string; kind: "glob"; pattern: string }
+  | { tool: string; kind: "exact"; pattern: string; args: string };
+
+/** A glob rule's folder suffix: the folder and everything below it. */
+const BELOW = "/**";
 
 /**
  * How one rule reads in prompts and `/permissions`.
@@ -29,11 +36,13 @@ export interface ApprovalRule {
 export function describeRule(rule: ApprovalRule): string {
   switch (rule.kind) {
     case "prefix":
-      return `${rule.tool} commands starting with "${rule.pattern}"`;
+      return `${rule.tool} ${rule.scope ?? `commands starting with "${rule.pattern}"`}`;
     case "glob":
       return `${rule.tool} on paths matching "${rule.pattern}"`;
-    case "exact":
-      return `${rule.tool} with "${rule.pattern}"`;
+    case "exact": {
+      const others = Object.keys(JSON.parse(rule.args)).length > 1;
+      return `${rule.tool} with "${rule.pattern}"${others ? " and the same other arguments" : ""}`;
+    }
   }
 }
 
@@ -48,9 +57,7 @@ export class SessionApprovals {
 
   /** Remembers `rule` (once). */
   add(rule: ApprovalRule): void {
-    const same = this.#rules.some((r) =>
-      r.tool === rule.tool && r.kind === rule.kind && r.pattern === rule.pattern
-    );
+    const same = this.#rules.some((r) => canonicalJson(r) === canonicalJson(rule));
     if (!same) this.#rules.push(rule);
   }
 
@@ -72,19 +79,22 @@ export class SessionApprovals {
     if (tool.alwaysAsk) return null;
     if (tool.approval) {
       const pattern = tool.approval.propose(args);
-      // A rule that would not cover the very call it is offered on (a chained command) is none.
+      // A rule that would not cover the very call it is offered on is none.
       if (pattern === null || !(await tool.approval.matches(args, pattern))) return null;
-      return { tool: tool.name, kind: "prefix", pattern };
+      const scope = tool.approval.describe?.(pattern);
+      return { tool: tool.name, kind: "prefix", pattern, ...(scope ? { scope } : {}) };
     }
     if (path !== undefined) {
-      const inside = relative(worktree, path);
-      if (inside.startsWith("..") || inside === "") return null;
+      const inside = insideWorktree(path, worktree);
+      if (inside === null || inside === "") return null;
       const folder = dirname(inside);
-      const pattern = folder === "." ? inside : `${folder.split(sep).join("/")}/**`;
-      return { tool: tool.name, kind: "glob", pattern };
+      return { tool: tool.name, kind: "glob", pattern: folder === "." ? inside : folder + BELOW };
     }
     const key = tool.keyArg ? args[tool.keyArg] : undefined;
-    return typeof key === "string" ? { tool: tool.name, kind: "exact", pattern: key } : null;
+    // The key is what the prompt shows; the rest of the call (a query, a content) counts too.
+    return typeof key === "string"
+      ? { tool: tool.name, kind: "exact", pattern: key, args: canonicalJson(args) }
+      : null;
   }
 
   /** The first rule that covers this call, or null. */
@@ -114,13 +124,30 @@ async function covers(
     case "prefix":
       return tool.approval ? await tool.approval.matches(args, rule.pattern) : false;
     case "glob": {
-      if (path === undefined) return false;
-      const inside = relative(worktree, path).split(sep).join("/");
-      if (inside.startsWith("..")) return false;
-      const { default: picomatch } = await import("picomatch");
-      return picomatch(rule.pattern, { dot: true })(inside);
+      // Compared as text, not as a glob: a folder named `*`, `[a-z]` or `!x` is itself only.
+      const inside = path === undefined ? null : insideWorktree(path, worktree);
+      if (inside === null) return false;
+      if (!rule.pattern.endsWith(BELOW)) return inside === rule.pattern;
+      return inside.startsWith(`${rule.pattern.slice(0, -BELOW.length)}/`);
     }
     case "exact":
-      return tool.keyArg !== undefined && args[tool.keyArg] === rule.pattern;
+      return canonicalJson(args) === rule.args;
   }
+}
+
+/** `path` relative to the worktree with `/` separators, or null when it lies outside. */
+function insideWorktree(path: string, worktree: string): string | null {
+  const inside = relative(worktree, path).split(sep).join("/");
+  return inside === ".." || inside.startsWith("../") || inside.startsWith("/") ? null : inside;
+}
+
+/** JSON with object keys sorted, so the same arguments give the same text in any order. */
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(
+    value,
+    (_key, item) =>
+      item !== null && typeof item === "object" && !Array.isArray(item)
+        ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0))
+        : item,
+  );
 }

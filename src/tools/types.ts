@@ -75,7 +75,7 @@ export interface PermissionContext {
  */
 export interface ReadOnlyEvidence {
   isReadOnly: boolean;
-  /** e.g. `its MCP server marks it readOnlyHint`, `its permission key bash runs commands`. */
+  /** e.g. `its MCP server marks it readOnlyHint`, `permission bash runs commands`. */
   reason: string;
 }
 
@@ -151,13 +151,15 @@ export interface ToolSpec<P extends JsonSchema = JsonSchema> {
    */
   alwaysAsk?: string;
   /**
-   * How "always allow" scopes a rule for this tool (run_command: a command prefix): `propose`
-   * gives the prefix shown before the person accepts (null: offer no rule), `matches` decides
-   * whether a later call is covered.
+   * How "always allow" scopes a rule for this tool (run_command: the exact command or a safe
+   * prefix): `propose` gives the rule's pattern (null: offer no rule), `matches` decides whether
+   * a later call is covered, `describe` says what a pattern covers after the tool's name
+   * (default: `commands starting with "…"`), shown before the person accepts.
    */
   approval?: {
     propose(args: ToolArgs): string | null;
     matches(args: ToolArgs, prefix: string): Promise<boolean>;
+    describe?(pattern: string): string;
   };
   /**
    * Set by the loader of tools that come from outside replio (MCP servers, user plugins) from
