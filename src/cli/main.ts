@@ -4,8 +4,8 @@
  * @module
  */
 import { VERSION } from "../version.ts";
-import { EXIT, UsageError } from "./errors.ts";
-import { describeAccessError, isAccessError } from "../fs/access_error.ts";
+import { EXIT } from "./errors.ts";
+import { catchStrayErrors, describeError, isDebug } from "./report_error.ts";
 import type { RunOptions } from "./run.ts";
 
 /** Runs replio with `argv` and returns the exit code. */
@@ -23,7 +23,7 @@ export async function main(argv: string[]): Promise<number> {
   try {
     const { guardNodeEnv } = await import("./guard_node_env.ts");
     await guardNodeEnv();
-    catchStrayAccessErrors();
+    catchStrayErrors();
     if (argv[0] === "run") {
       // The common headless command lines skip commander (run_options.ts); the rest, help and
       // mistakes included, go through it below.
@@ -45,46 +45,11 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-/** Maps a thrown error to a message on stderr and an exit code; one place for all commands. */
+/** Prints the boundary's report of `error` (report_error.ts) and returns its exit code. */
 async function reportError(error: unknown): Promise<number> {
-  const name = error instanceof Error ? error.name : "";
-  if (name === "CommanderError") {
-    const { code = "", exitCode = 1 } = error as { code?: string; exitCode?: number };
-    // help and version were printed by commander; anything else is a usage error, help shown
-    // for a mistake (`replio help nosuch`) included.
-    if (code === "commander.helpDisplayed" || code === "commander.version") return EXIT.ok;
-    if (code === "commander.help" && exitCode === 0) return EXIT.ok;
-    return EXIT.usage;
-  }
-  if (error instanceof UsageError || name === "ConfigError") {
-    await writeErr(`replio: ${(error as Error).message}\n`);
-    return EXIT.usage;
-  }
-  if (isAccessError(error)) {
-    // A missing Deno grant or a read-only file system is the user's setup, not replio's bug:
-    // one line that names the fix, no stack.
-    await writeErr(`replio: ${describeAccessError(error)}\n`);
-    return EXIT.failed;
-  }
-  await writeErr(
-    `replio: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`,
-  );
-  return EXIT.failed;
-}
-
-/**
- * An access error thrown where no caller awaits it (a background write, a timer) would end
- * the process with Deno's stack trace; it ends it with the same one line as any other.
- */
-function catchStrayAccessErrors(): void {
-  const handle = (event: Event, error: unknown) => {
-    if (!isAccessError(error)) return;
-    event.preventDefault();
-    Deno.stderr.writeSync(new TextEncoder().encode(`replio: ${describeAccessError(error)}\n`));
-    Deno.exit(EXIT.failed);
-  };
-  globalThis.addEventListener("unhandledrejection", (event) => handle(event, event.reason));
-  globalThis.addEventListener("error", (event) => handle(event, event.error));
+  const { text, code } = describeError(error, { debug: isDebug() });
+  if (text) await writeErr(text);
+  return code;
 }
 
 async function writeOut(text: string): Promise<void> {

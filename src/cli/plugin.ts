@@ -87,14 +87,24 @@ async function fileEntries(file: string): Promise<PluginEntry[]> {
 
 /**
  * Fetches the plugin, shows its manifest and asks for the permissions not yet granted; the new
- * entry, or null when the user declined.
+ * entry, or null when it could not be fetched or the user declined (said on stderr).
  */
 async function pin(
   url: string,
   previous: PluginEntry | undefined,
   options: PluginCommandOptions,
 ): Promise<PluginEntry | null> {
-  const { source, integrity } = await fetchAndPin(url);
+  let fetched: { source: string; integrity: string };
+  try {
+    fetched = await fetchAndPin(url);
+  } catch (error) {
+    // The fetcher's own failures (no network, an HTTP error) are plain Errors whose message says
+    // what to do; any other class is a bug, left to the CLI's boundary.
+    if (!(error instanceof Error) || error.constructor !== Error) throw error;
+    await writeErr(`replio: Cannot ${previous ? "update" : "add"} the plugin: ${error.message}\n`);
+    return null;
+  }
+  const { source, integrity } = fetched;
   const requested = parseManifest(source);
   const before = typeof previous === "object" ? previous.permissions ?? {} : {};
   const unchanged = typeof previous === "object" && previous.integrity === integrity;

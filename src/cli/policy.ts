@@ -10,6 +10,7 @@ import { listSessions, readRecordedCalls, type RecordedCall, sessionFile } from 
 import type { Config, ConfigKey, Setting } from "../config/mod.ts";
 import { settingLine } from "../config/setting_line.ts";
 import type { Action, PolicyStep } from "../tools/mod.ts";
+import { describeWrongKind, isWrongKind } from "../fs/wrong_kind.ts";
 import { EXIT, UsageError } from "./errors.ts";
 import { resolveWorktree } from "./resolve_worktree.ts";
 import { resolveSessionFile } from "./session_files.ts";
@@ -57,6 +58,7 @@ export async function runPolicyTest(
   options: PolicyTestOptions,
 ): Promise<number> {
   const worktree = await resolveWorktree(options.path);
+  if (options.config !== undefined) await requireConfigFile(options.config);
   const files = await sessionFiles(worktree, against, options.all ?? false);
   const ws = await openWorkspace({
     path: options.path,
@@ -67,6 +69,28 @@ export async function runPolicyTest(
   const out = options.json ? JSON.stringify(report) + "\n" : formatReport(report);
   await Deno.stdout.write(new TextEncoder().encode(out));
   return report.changes.some((c) => c.loosened) ? EXIT.failed : EXIT.ok;
+}
+
+/**
+ * A proposed config must be a file: read like a project file, a mistyped path would be an empty
+ * config, and the test would pass against the defaults ("0 would change").
+ */
+async function requireConfigFile(path: string): Promise<void> {
+  let isFile: boolean;
+  try {
+    isFile = (await Deno.stat(path)).isFile;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) {
+      throw new UsageError(
+        `Cannot test the policy with --config "${path}": no such file: check the path`,
+      );
+    }
+    if (!isWrongKind(error)) throw error;
+    isFile = false;
+  }
+  if (!isFile) {
+    throw new UsageError(`Cannot test the policy with --config: ${describeWrongKind(path)}`);
+  }
 }
 
 /** Re-resolves every recorded call of `files` under the workspace's policy. */

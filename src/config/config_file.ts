@@ -7,6 +7,7 @@ import { dirname } from "../fs/path.ts";
 import type { Document } from "yaml";
 import { writeFileAtomic } from "../fs/write_file_atomic.ts";
 import { describeAccessError, isAccessError } from "../fs/access_error.ts";
+import { describeWrongKind, isWrongKind } from "../fs/wrong_kind.ts";
 import { ConfigError } from "./config.ts";
 import { CONFIG_KEYS, type ConfigKey } from "./defaults.ts";
 import { parseConfigText, suggestKey, valueProblem } from "./load.ts";
@@ -135,6 +136,9 @@ async function readDocument(file: string): Promise<Document> {
   try {
     text = await Deno.readTextFile(file);
   } catch (error) {
+    if (isWrongKind(error)) {
+      throw new ConfigError(`Cannot edit ${file}: ${describeWrongKind(file, { named: true })}`);
+    }
     if (!(error instanceof Deno.errors.NotFound)) throw error;
   }
   // The file as it stands must already be valid (so its top level is a mapping or empty):

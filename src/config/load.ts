@@ -5,6 +5,7 @@
  * @module
  */
 import { join } from "../fs/path.ts";
+import { describeWrongKind, isWrongKind } from "../fs/wrong_kind.ts";
 import { Config, ConfigError, type FolderTrust, type Setting } from "./config.ts";
 import { CONFIG_KEYS, type ConfigKey } from "./defaults.ts";
 import { describeSchema } from "./describe_schema.ts";
@@ -166,7 +167,8 @@ function mergeInto(
 
 /**
  * Reads one YAML file into validated dotted keys; a missing file, or one Deno may not read,
- * is empty.
+ * is empty. A folder in its place, or a file in place of one of its folders, is a
+ * {@link ConfigError} naming the path: the settings the user meant would be silently lost.
  * @example
  * ```ts
  * // tools: {deny: [bash]}  →  { "tools.deny": ["bash"] }
@@ -180,6 +182,9 @@ export async function readConfigFile(file: string): Promise<Record<string, unkno
     text = await Deno.readTextFile(file);
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return {};
+    if (isWrongKind(error)) {
+      throw new ConfigError(`Cannot load ${file}: ${describeWrongKind(file, { named: true })}`);
+    }
     throw error;
   }
   return await parseConfigText(text, file);

@@ -4,6 +4,7 @@
  * @module
  */
 import type { ChatMessage } from "../providers/types.ts";
+import { describeWrongKind } from "../fs/wrong_kind.ts";
 import type { RecordType, SessionRecord } from "./records.ts";
 
 /** One line of a session file, read or skipped. */
@@ -138,6 +139,10 @@ const NEWLINE = 0x0a;
  */
 export async function* readLines(path: string): AsyncGenerator<Line> {
   using file = await Deno.open(path, { read: true });
+  // A folder opens like a file, and its first read fails with no path in the message.
+  if ((await file.stat()).isDirectory) {
+    throw new Deno.errors.IsADirectory(`Cannot read a session: ${describeWrongKind(path)}`);
+  }
   const buffer = new Uint8Array(READ_BYTES);
   const decoder = new TextDecoder();
   let pending: Uint8Array[] = [];
