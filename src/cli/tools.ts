@@ -1,6 +1,7 @@
 /**
  * `replio tools`: every registered tool with category, permission and the action the policy
- * resolves now (config and mode applied), with the reason.
+ * resolves now (config and mode applied), with the reason; in a read-only mode, why each tool
+ * that runs counts as read-only.
  * @module
  */
 import type { AgentType } from "../agents/mod.ts";
@@ -9,8 +10,10 @@ import type { McpServers, McpServerStatus } from "../mcp/mod.ts";
 import {
   type JsonSchema,
   type Policy,
+  readOnlyEvidence,
   summarizeTool,
   toolIsolation,
+  ToolPolicy,
   type ToolRegistry,
 } from "../tools/mod.ts";
 import { openWorkspace, toolNameWarnings } from "./workspace.ts";
@@ -47,6 +50,8 @@ export interface ToolListing {
     description: string;
     /** The JSON Schema of the arguments, as sent: scripts build calls from it. */
     parameters: JsonSchema;
+    /** In a read-only mode (`plan`): why the tool counts as read-only, and so may run. */
+    read_only?: string;
   }[];
   /** Tools a deny hides, with what hid them. */
   hidden: { name: string; reason: string }[];
@@ -68,6 +73,8 @@ export function toolListing(
   },
 ): ToolListing {
   const resolved = ws.registry.list().map((tool) => ({ tool, ...ws.policy.resolveStatic(tool) }));
+  // A sub-agent's intersected policy is never listed; only a mode's own policy is read-only.
+  const isReadOnly = ws.policy instanceof ToolPolicy && ws.policy.isReadOnly;
   // spec/tools.md: a deny filters the tool from listings too; say what hid it, not the tool.
   const hidden = resolved.filter((r) => r.action === "deny").map(({ tool, reason }) => ({
     name: tool.name,
@@ -85,6 +92,7 @@ export function toolListing(
       isolation: toolIsolation(tool, ws.config, ws.worktree),
       description: tool.description,
       parameters: tool.parameters,
+      ...(isReadOnly ? { read_only: readOnlyEvidence(tool).reason } : {}),
     };
   });
   const warnings = toolNameWarnings(ws);
@@ -119,7 +127,7 @@ export async function listTools(options: ToolsCommandOptions): Promise<number> {
           r.name,
           r.category,
           r.permission,
-          `${r.action.padEnd(5)} (${r.reason})`,
+          `${r.action.padEnd(5)} (${r.reason}${r.read_only ? `; read-only: ${r.read_only}` : ""})`,
           `[${r.isolation}]`,
           r.short,
         ]),

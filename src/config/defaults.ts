@@ -30,6 +30,8 @@ const STRINGS = Type.Array(Type.String());
 export const MODE_SCHEMA = Type.Object({
   description: Type.Optional(Type.String()),
   instructions: Type.Optional(Type.String()),
+  /** Only tools proven read-only run in the mode (docs/tools.md, "Read-only modes"). */
+  read_only: Type.Optional(Type.Boolean()),
   tool_permission: Type.Optional(Type.Record(Type.String(), Type.Union([ACTION, STRINGS]))),
   tools: Type.Optional(Type.Object({
     allow: Type.Optional(STRINGS),

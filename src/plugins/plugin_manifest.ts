@@ -2,11 +2,12 @@
  * A user plugin's manifest: the permissions its Worker asks for, declared in a `/*! replio-plugin
  * {…} *\/` comment at the top of the module so they are known before any of its code runs. This
  * module parses it, narrows it to what replio holds and the user granted, names the result for the
- * audit, and says which tool permission keys such a Worker may be judged under.
+ * audit, says which tool permission keys such a Worker may be judged under, and whether its
+ * tools are read-only.
  * @module
  */
 import { isAbsolute, resolve } from "../fs/path.ts";
-import type { PermissionKey } from "../tools/types.ts";
+import type { Category, PermissionKey, ReadOnlyEvidence } from "../tools/types.ts";
 
 /** The Deno permission kinds a plugin Worker can be given, each a list of names. */
 export const PERMISSION_KINDS = ["read", "write", "net", "env", "run"] as const;
@@ -163,4 +164,45 @@ export function allowedKeys(permissions: WorkerPermissions): PermissionKey[] | n
   if (permissions.net?.length) sets.push(["web", "bash"]);
   if (sets.length === 0) return null;
   return sets.reduce((a, b) => a.filter((key) => b.includes(key)));
+}
+
+/**
+ * Whether a tool of this Worker is read-only, from what the Worker may do: one that may write or
+ * run programs is not, whatever the tool says; one that may do neither and cannot reach the
+ * network is; one that may reach the network is when its tool declares itself a reading one
+ * (category `read` or `search`), since a request can change things on the far side.
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * assert.equal(pluginReadOnly({ write: ["out"] }, "read").isReadOnly, false);
+ * assert.equal(pluginReadOnly({ net: ["api.example.com"] }, "search").isReadOnly, true);
+ * assert.equal(pluginReadOnly({ net: ["api.example.com"] }, "exec").isReadOnly, false);
+ * assert.equal(pluginReadOnly({ read: ["/data"] }, "exec").isReadOnly, true);
+ * ```
+ */
+export function pluginReadOnly(
+  permissions: WorkerPermissions,
+  category: Category,
+): ReadOnlyEvidence {
+  if (permissions.write?.length || permissions.run?.length) {
+    const reach = permissions.write?.length ? "write files" : "run programs";
+    return { isReadOnly: false, reason: `its plugin's Worker may ${reach}` };
+  }
+  if (!permissions.net?.length) {
+    return {
+      isReadOnly: true,
+      reason: "its plugin's Worker may not write files, run programs or reach the network",
+    };
+  }
+  return category === "read" || category === "search"
+    ? {
+      isReadOnly: true,
+      reason: `its category is ${category} and its plugin's Worker may not write files or run ` +
+        "programs",
+    }
+    : {
+      isReadOnly: false,
+      reason: `its plugin's Worker may reach the network and its category is ${category}, ` +
+        "not read or search",
+    };
 }

@@ -15,6 +15,7 @@ import {
   allowedKeys,
   narrowPermissions,
   parseManifest,
+  pluginReadOnly,
   resolvePermissionPaths,
   workerLabel,
   type WorkerPermissions,
@@ -127,7 +128,9 @@ export async function loadPlugin(
         timeoutMs: ctx.config.get("tool_timeout") * 1000,
         abortGraceMs: ctx.config.get("plugin_abort_grace") * 1000,
       });
-    tools.push({ spec: { ...spec, isolation: () => label }, handler });
+    // readOnly is set here, never taken from the plugin: a plugin's word does not make it so.
+    const readOnly = pluginReadOnly(permissions, spec.category);
+    tools.push({ spec: { ...spec, isolation: () => label, readOnly }, handler });
   }
   return { name: ready.name, tools, origin, permissions, worker };
 }

@@ -55,6 +55,7 @@ export {
   type ToolResult,
 } from "./registry.ts";
 export { type ApprovalRule, describeRule, SessionApprovals } from "./approvals.ts";
+export { readOnlyEvidence } from "./read_only.ts";
 export { isInside, resolveToolPath } from "./resolve_path.ts";
 export { summarizeTool } from "./summarize_tool.ts";
 export type * from "./types.ts";

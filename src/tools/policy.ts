@@ -1,9 +1,10 @@
 /**
  * ToolPolicy: the single permission resolution point (spec/tools.md §Tool policy). Precedence:
- * name level → category action (mode merged over the base) → Deno permission layer (can only
- * lower) → the tool's `alwaysAsk` (allow becomes ask) → the tool's permissionFn (refines a
- * non-deny action) → worktree escalation → the session's "always allow" rules (ask → allow) →
- * protected paths (a write to `.git`, `.replio` or the global config always asks).
+ * name level → category action (mode merged over the base) → read-only mode (denies every tool
+ * not proven read-only) → Deno permission layer (can only lower) → the tool's `alwaysAsk` (allow
+ * becomes ask) → the tool's permissionFn (refines a non-deny action) → worktree escalation → the
+ * session's "always allow" rules (ask → allow) → protected paths (a write to `.git`, `.replio`
+ * or the global config always asks).
  * @module
  */
 import { type Config, ConfigError } from "../config/mod.ts";
@@ -12,6 +13,7 @@ import { denoDenial, modelHostOf } from "./deno_permissions.ts";
 import { globalConfigDirs, protectedPath } from "./protected_path.ts";
 import { absoluteToolPath, isInside, resolveToolPath } from "./resolve_path.ts";
 import { toolIsolation } from "./isolation.ts";
+import { readOnlyEvidence } from "./read_only.ts";
 import type { Action, PermissionKey, Resolution, Tool, ToolArgs } from "./types.ts";
 import type { ToolNameList } from "./unknown_tool_names.ts";
 
@@ -22,6 +24,7 @@ export const BUILTIN_MODES: Readonly<Record<string, ModeSpec>> = {
     instructions:
       "You are in plan mode: investigate with read, list and search tools and propose a plan. " +
       "Do not try to edit files or run commands; those tools are disabled.",
+    read_only: true,
     tool_permission: { edit: "deny", bash: "deny" },
   },
   sandboxed: {
@@ -38,6 +41,8 @@ export const BUILTIN_MODES: Readonly<Record<string, ModeSpec>> = {
 export interface ModeSpec {
   description?: string;
   instructions?: string;
+  /** Only tools proven read-only run (src/tools/read_only.ts), whatever else the mode allows. */
+  read_only?: boolean;
   tool_permission?: Record<string, Action | string[]>;
   tools?: { allow?: string[]; deny?: string[] };
 }
@@ -114,6 +119,8 @@ export class ToolPolicy implements Policy {
   readonly mode: string;
   readonly headless: HeadlessAnswer | undefined;
   readonly approvals: SessionApprovals | undefined;
+  /** Set for a mode with `read_only: true` (`plan`): only tools proven read-only run. */
+  readonly isReadOnly: boolean;
   readonly #toolPermission: Record<string, Action | string[]>;
   readonly #modeKeys: Set<string>;
   readonly #allow: string[];
@@ -128,6 +135,7 @@ export class ToolPolicy implements Policy {
     this.approvals = options.approvals;
     this.mode = options.mode ?? options.config.get("mode");
     const modeSpec = this.mode === "default" ? {} : findMode(options.config, this.mode);
+    this.isReadOnly = modeSpec.read_only === true;
     this.#toolPermission = { ...baseToolPermission(options.config) };
     this.#modeKeys = new Set(Object.keys(modeSpec.tool_permission ?? {}));
     Object.assign(this.#toolPermission, modeSpec.tool_permission ?? {});
@@ -185,6 +193,8 @@ export class ToolPolicy implements Policy {
         : `tool_permission.${tool.permission}`,
     });
     if (category.action === "deny") return category;
+    const readOnly = this.#readOnlyDenial(tool, trace);
+    if (readOnly) return readOnly;
     const denied = denoDenial(tool, this.worktree, this.#modelHost);
     trace?.push({
       step: "deno layer",
@@ -203,6 +213,24 @@ export class ToolPolicy implements Policy {
   /** Whether a tool is offered to the model and listed as callable. */
   isVisible(tool: Tool): boolean {
     return this.resolveStatic(tool).action !== "deny";
+  }
+
+  /**
+   * In a read-only mode, the denial of a tool not proven read-only. After the category, so a
+   * mode's own deny (`plan` denies edit and bash) keeps its plainer reason; before everything
+   * that could allow, as nothing a mode, an agent type or a person says lifts it.
+   */
+  #readOnlyDenial(tool: Tool, trace?: PolicyStep[]): Resolution | null {
+    if (!this.isReadOnly) return null;
+    const evidence = readOnlyEvidence(tool);
+    trace?.push({
+      step: "read-only mode",
+      result: evidence.isReadOnly ? "pass" : "deny",
+      reason: evidence.reason,
+      key: `modes.${this.mode}`,
+    });
+    if (evidence.isReadOnly) return null;
+    return { action: "deny", reason: `mode ${this.mode} is read-only and ${evidence.reason}` };
   }
 
   /** The full resolution for one call with its cleaned arguments. */
