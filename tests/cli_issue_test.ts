@@ -139,24 +139,6 @@ Deno.test("replio run --session with a mistyped id is a usage error naming the c
   assert.equal(mock.requests.length, 1);
 });
 
-Deno.test("replio run that fails before the model replies leaves no session behind", async () => {
-  await using wt = await tempWorktree();
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const closedPort = listener.addr.port;
-  listener.close();
-  const run = await runReplio([
-    "run",
-    "--base-url",
-    `http://127.0.0.1:${closedPort}/v1`,
-    "--model",
-    "m",
-    "hello",
-  ], { cwd: wt.path });
-  assert.equal(run.code, 1);
-  assert.match(run.stderr, /connection/i);
-  assert.deepEqual(await sessionIds(wt.path), []);
-});
-
 Deno.test("--permission-mode accept-edits allows edits in the worktree but still asks for commands", async () => {
   await using wt = await tempWorktree({ ".replio/config.yaml": "tool_permission:\n  edit: ask\n" });
   const listing = await runReplio(["tools", "--json", "--mode", "accept-edits"], { cwd: wt.path });

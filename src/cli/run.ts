@@ -1,28 +1,25 @@
 /**
  * `replio run`: one headless turn (DESIGN.md §4). The prompt comes from the arguments or, when
- * there are none, from stdin; stdin is never read again and no person is ever waited on.
- * SIGINT or SIGTERM cancels the turn (stream and tools aborted, partial output saved, exit 130).
+ * there are none, from stdin; stdin is never read again and no person is ever waited on. With
+ * `--continue` or `--session` and no prompt, the session's last prompt is sent again when it
+ * got no reply. SIGINT or SIGTERM cancels the turn (stream and tools aborted, partial output
+ * saved, exit 130).
  * @module
  */
 import { createProvider } from "../providers/mod.ts";
 import { noticeOnStderr } from "./notice.ts";
-import { isSessionId, openSession } from "../session/mod.ts";
+import { isSessionId, openSession, type Session } from "../session/mod.ts";
 import type { TurnResult } from "../engine/mod.ts";
-import { CollectingSink } from "../ui/collecting_sink.ts";
-import type { Sink, TurnStatus } from "../ui/events.ts";
-import { HeadlessTextSink } from "../ui/headless_text.ts";
-import { StreamJsonSink } from "../ui/stream_json.ts";
-import { createStyles, wantsColor } from "../ui/styles.ts";
-import { fileWriter, type TextWriter } from "../ui/writer.ts";
-import type { Config } from "../config/mod.ts";
+import type { TurnStatus } from "../ui/events.ts";
+import { fileWriter } from "../ui/writer.ts";
 import { chooseSession } from "./choose_session.ts";
 import { EXIT, UsageError } from "./errors.ts";
 import { createRootAgent } from "./start_agent.ts";
 import { resumeState } from "../engine/mod.ts";
 import { parkedNotice, parkedSession } from "./parked.ts";
+import { createRunSink } from "./run_sink.ts";
 import { openWorkspace } from "./workspace.ts";
 import { keepSpareShells } from "../plugins/spare_shell.ts";
-import { probeBwrapSoon } from "../plugins/sandbox_bwrap.ts";
 
 /** Options of `replio run`. */
 export interface RunOptions {
@@ -56,27 +53,6 @@ const EXIT_BY_STATUS: Record<TurnStatus, number> = {
   parked: EXIT.parked,
 };
 
-/**
- * The sink, which also starts the bubblewrap check once the model asks for its first tool: the
- * first command then finds the answer ready, and the check (a bwrap process) stays off the path
- * to the first request.
- */
-function probingOnFirstCall(sink: Sink, config: Config): Sink {
-  let probing = false;
-  return {
-    ...(sink.showsPreviews === undefined ? {} : { showsPreviews: sink.showsPreviews }),
-    emit(event) {
-      if (!probing && event.type === "tool_call") {
-        probing = true;
-        void probeBwrapSoon(config);
-      }
-      sink.emit(event);
-    },
-    confirm: (request) => sink.confirm(request),
-    ask: (request) => sink.ask(request),
-  };
-}
-
 /** Runs one turn and returns the exit code. */
 export async function runHeadless(promptArg: string, options: RunOptions): Promise<number> {
   if (options.session !== undefined && !isSessionId(options.session)) {
@@ -92,11 +68,14 @@ export async function runHeadless(promptArg: string, options: RunOptions): Promi
       "Cannot resume with a prompt or --session: --resume ID continues that session's parked turn",
     );
   }
-  const prompt = options.resume !== undefined
+  // A session named by --session or --continue may hold a prompt to retry: no prompt is then
+  // no mistake, and the session decides once it is open.
+  const canRetry = options.continue === true || options.session !== undefined;
+  const given = options.resume !== undefined
     ? ""
     : promptArg.trim()
     ? promptArg
-    : await readPromptFromStdin();
+    : await readPromptFromStdin(canRetry);
   const mode = options.mode ?? options.permissionMode;
   const ws = await openWorkspace({ ...options, ...mode ? { mode } : {}, headless: options });
   const resume = options.resume === undefined ? null : await parkedSession(ws, options.resume);
@@ -109,13 +88,23 @@ export async function runHeadless(promptArg: string, options: RunOptions): Promi
     // stderr, whatever the output format: stdout stays the answer or the JSON.
     onUnwritable: noticeOnStderr,
   });
+  const prompt = resume || given ? given : promptToRetry(session);
   // Each command finds its shell (and sandbox) started while the model was thinking.
   await using _spareShells = keepSpareShells({ waitForExit: false });
-  const isNew = session.turns === 0;
   const stdout = fileWriter(Deno.stdout);
-  const sink = probingOnFirstCall(createSink(options.output, stdout, ws.config), ws.config);
-  sink.emit({ type: "session", id: session.id });
-  for (const notice of ws.notices ?? []) sink.emit({ type: "note", message: `warning: ${notice}` });
+  const sink = createRunSink({
+    output: options.output,
+    stdout,
+    config: ws.config,
+    session,
+    notices: ws.notices ?? [],
+  });
+  if (!resume && !given) {
+    sink.emit({
+      type: "note",
+      message: `retrying the prompt that got no reply: ${preview(prompt)}`,
+    });
+  }
 
   const controller = new AbortController();
   const cancel = () => controller.abort();
@@ -130,41 +119,63 @@ export async function runHeadless(promptArg: string, options: RunOptions): Promi
   } finally {
     for (const name of signals) Deno.removeSignalListener(name, cancel);
   }
-  // A first turn that failed before the model said anything leaves nothing worth resuming.
-  if (isNew && !session.answered) session.discard();
   const pending = result.status === "parked" ? session.parked().at(-1)?.call : undefined;
   if (options.output === "json") {
-    stdout.write(JSON.stringify(pending ? { ...result, pending } : result) + "\n");
+    // An id is handed out only when its file exists: a read-only worktree keeps none.
+    const saved = { ...result, session: session.unwritable === null ? session.id : null };
+    stdout.write(JSON.stringify(pending ? { ...saved, pending } : saved) + "\n");
   } else if (pending && options.output === "text") {
     fileWriter(Deno.stderr).write(parkedNotice(session.id, pending));
+  } else if (
+    options.output === "text" && session.unansweredPrompt !== null && session.unwritable === null
+  ) {
+    noticeOnStderr(
+      `the prompt is saved in session ${session.id}: ` +
+        `retry it with replio run --session ${session.id}`,
+    );
   }
   return EXIT_BY_STATUS[result.status];
 }
 
-function createSink(output: RunOptions["output"], stdout: TextWriter, config: Config): Sink {
-  if (output === "stream-json") return new StreamJsonSink(stdout);
-  if (output === "json") return new CollectingSink();
-  return new HeadlessTextSink(
-    stdout,
-    fileWriter(Deno.stderr),
-    createStyles(wantsColor(Deno.stderr)),
-    {
-      glyphLines: config.get("glyph_lines"),
-      glyphParams: config.get("glyph_params"),
-      showErrors: config.get("show_errors"),
-      showNotes: config.get("show_notes"),
-    },
+/** Prompts are shown in notes up to this many characters. */
+const PROMPT_PREVIEW_CHARS = 80;
+
+/** A prompt on one line, cut for a note. */
+function preview(prompt: string): string {
+  const line = prompt.replace(/\s+/g, " ").trim();
+  return JSON.stringify(
+    line.length > PROMPT_PREVIEW_CHARS ? `${line.slice(0, PROMPT_PREVIEW_CHARS)}…` : line,
   );
 }
 
-/** The whole of stdin as the prompt; a terminal or empty input is a usage error. */
-async function readPromptFromStdin(): Promise<string> {
+/** The session's prompt that got no reply; a usage error when there is none to send again. */
+function promptToRetry(session: Session): string {
+  const prompt = session.unansweredPrompt;
+  if (prompt !== null) return prompt;
+  if (session.turns === 0) {
+    throw new UsageError(
+      `Cannot run: no prompt: pass it as an argument (replio run "…") or pipe it on stdin`,
+    );
+  }
+  throw new UsageError(
+    `Cannot continue session ${session.id} without a prompt: its last turn got a reply, so ` +
+      `there is nothing to retry: pass the next prompt (replio run --session ${session.id} "…")`,
+  );
+}
+
+/**
+ * The whole of stdin as the prompt. A terminal or empty input is a usage error, unless
+ * `mayBeEmpty` (a session that may hold a prompt to retry): then it is "".
+ */
+async function readPromptFromStdin(mayBeEmpty: boolean): Promise<string> {
   if (Deno.stdin.isTerminal()) {
+    if (mayBeEmpty) return "";
     throw new UsageError(
       `Cannot run: no prompt: pass it as an argument (replio run "…") or pipe it on stdin`,
     );
   }
   const text = await new Response(Deno.stdin.readable).text();
-  if (!text.trim()) throw new UsageError("Cannot run: the prompt on stdin is empty: pass a prompt");
-  return text;
+  if (text.trim()) return text;
+  if (mayBeEmpty) return "";
+  throw new UsageError("Cannot run: the prompt on stdin is empty: pass a prompt");
 }

@@ -92,7 +92,12 @@ export class Agent {
   async runTurn(prompt: string, signal: AbortSignal): Promise<TurnResult> {
     this.#options.session.beginTurn(prompt);
     this.#record({ role: "user", content: prompt });
-    return await this.#runLoop(signal, null);
+    const result = await this.#runLoop(signal, null);
+    // The session sets aside a prompt that got no reply: the next turn must not send it again.
+    if (result.status === "error" || result.status === "cancelled") {
+      this.#history = this.#options.session.history();
+    }
+    return result;
   }
 
   /**

@@ -108,8 +108,6 @@ class Repl implements ReplContext {
   /** Set by /model: kept when the config is reloaded. */
   #modelOverride: string | undefined;
   #session: Session | null = null;
-  /** The session had no turns when opened: if none is answered, it is not kept. */
-  #sessionIsNew = false;
   #mentionCount = 0;
   /** The endpoint's models, for Tab after /model; filled in the background after start. */
   #models: string[] = [];
@@ -204,14 +202,12 @@ class Repl implements ReplContext {
     const sessionId = this.#host.pickSession
       ? await this.#pickSession(editor)
       : this.#host.sessionId;
-    this.#openedSession(
-      await openSession(this.worktree, {
-        config: this.#config,
-        id: sessionId,
-        model: this.model ?? undefined,
-        onUnwritable: (message) => this.#sessionsOff(message),
-      }),
-    );
+    this.#session = await openSession(this.worktree, {
+      config: this.#config,
+      id: sessionId,
+      model: this.model ?? undefined,
+      onUnwritable: (message) => this.#sessionsOff(message),
+    });
     this.#sink = new TerminalSink({
       out: this.#terminal.out,
       styles: this.styles,
@@ -505,22 +501,9 @@ class Repl implements ReplContext {
       model: this.model ?? undefined,
       onUnwritable: (message) => this.#sessionsOff(message),
     });
-    this.#closeSession();
-    this.#openedSession(next);
+    this.#session?.close();
+    this.#session = next;
     this.#agent = null;
-  }
-
-  #openedSession(session: Session): void {
-    this.#session = session;
-    this.#sessionIsNew = session.turns === 0;
-  }
-
-  /** Closes the session; a new one whose turns all failed before any reply leaves no file. */
-  #closeSession(): void {
-    const session = this.#session;
-    if (!session) return;
-    if (this.#sessionIsNew && !session.answered) session.discard();
-    else session.close();
   }
 
   /** `--resume`: the picker in a terminal; without one, a note and a new session. */
@@ -553,6 +536,12 @@ class Repl implements ReplContext {
         : "";
       if (tools) this.print(tools);
       if (exchange.answer) this.printMarkdown(firstLines(exchange.answer, ANSWER_PREVIEW_LINES));
+    }
+    // A failed turn's prompt is kept in the session, not in the history: show it, unanswered.
+    const unanswered = this.session.unansweredPrompt;
+    if (unanswered !== null) {
+      this.print(`> ${firstLines(unanswered, PROMPT_PREVIEW_LINES)}`, s.cyan, "    ");
+      this.print("(no reply: send it again to retry)", s.dim);
     }
   }
 
@@ -609,11 +598,10 @@ class Repl implements ReplContext {
     this.#sink?.dispose();
     this.#editor?.close();
     const session = this.#session;
-    const kept = session && session.turns > 0 && (session.answered || !this.#sessionIsNew);
-    if (kept) {
+    if (session && session.turns > 0 && session.unwritable === null) {
       this.print(`Session ${session.id} saved: replio --session ${session.id}`, this.styles.dim);
     }
-    this.#closeSession();
+    session?.close();
   }
 }
 

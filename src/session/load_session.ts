@@ -91,5 +91,8 @@ export async function loadSession(worktree: string, id: string): Promise<LoadedS
       errors.push({ code: record.code, message: record.message, ts: record.ts });
     }
   });
+  // The history a resume would send: a crashed turn closed as a resume closes it.
+  const ts = new Date().toISOString();
+  for (const repair of state.repairs()) state.apply({ ...repair, ts } as SessionRecord);
   return { id, path, ...report, records, messages, history: state.history(), permissions, errors };
 }

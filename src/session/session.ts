@@ -72,6 +72,11 @@ export async function openSession(worktree: string, options: OpenSessionOptions)
   }
 
   const report = await scanSession(path, (record) => state.apply(record));
+  // A crashed turn is closed in memory now, and on disk at the first append: from the start, the
+  // history and the prompt a retry sends are those of the closed turn.
+  const ts = new Date().toISOString();
+  const repairs = state.repairs().map((record) => ({ ...record, ts }) as SessionRecord);
+  for (const record of repairs) state.apply(record);
   return new Session({
     path,
     header: report.header ?? fresh,
@@ -82,7 +87,7 @@ export async function openSession(worktree: string, options: OpenSessionOptions)
     resume: {
       needsNewline: !(await endsWithNewline(path, size)),
       needsHeader: report.header === null,
-      repairs: state.repairs(),
+      repairs,
     },
   });
 }
@@ -92,7 +97,8 @@ interface ResumeFixes {
   /** The last line was cut: end it, so the next record starts a line of its own. */
   needsNewline: boolean;
   needsHeader: boolean;
-  repairs: NewRecord[];
+  /** Records that close a crashed turn, already applied to the state: written, not applied. */
+  repairs: SessionRecord[];
 }
 
 interface SessionInit {
@@ -127,7 +133,6 @@ export class Session implements Disposable {
   /** Why the file cannot be written; appends then only update the state in memory. */
   #unwritable: string | null = null;
   readonly #onUnwritable: ((message: string) => void) | undefined;
-  #answered = false;
   /** The files this session's file tools changed, turn by turn (for /undo and /diff). */
   readonly checkpoints: Checkpoints;
 
@@ -176,9 +181,10 @@ export class Session implements Disposable {
 
   /**
    * The history a model continues from, as a resume sees it: the last compaction summary, the
-   * messages after it, and a synthetic result for any tool call whose result was never written.
-   * Contents are as appended in this process, as persisted (noise and caps applied) for
-   * messages loaded from the file.
+   * messages after it, and a synthetic result for any tool call whose result was never written;
+   * the prompt of a turn that failed or was cancelled before the model replied is left out (the
+   * model never saw it; {@link unansweredPrompt}). Contents are as appended in this process, as
+   * persisted (noise and caps applied) for messages loaded from the file.
    */
   history(): ChatMessage[] {
     return this.#state.history();
@@ -194,8 +200,7 @@ export class Session implements Disposable {
     let prelude: SessionRecord[] = [];
     if (this.#file === null) {
       const fixes = this.#resume ?? { needsNewline: false, needsHeader: false, repairs: [] };
-      const ts = new Date().toISOString();
-      prelude = fixes.repairs.map((r) => ({ ...r, ts }) as SessionRecord);
+      prelude = fixes.repairs;
       const header: SessionRecord[] = fixes.needsHeader
         ? [{ type: "session", ts: this.header.created, ...this.header }]
         : [];
@@ -219,29 +224,16 @@ export class Session implements Disposable {
       }
     }
     if (this.#file !== null) writeWhole(this.#file, new TextEncoder().encode(text));
-    for (const r of prelude) this.#state.apply(r);
     this.#state.apply(full);
-    if (full.type === "message" && full.message.role === "assistant") this.#answered = true;
-  }
-
-  /** Whether the model has replied in this process (text or tool calls). */
-  get answered(): boolean {
-    return this.#answered;
   }
 
   /**
-   * Closes the session and deletes its file: for a new session whose turns all failed before
-   * the model replied, which would only be an empty entry in `replio sessions list`.
+   * The prompt of the last turn when it failed or was cancelled before the model replied, else
+   * null. The prompt stays in the file but not in {@link history}: `replio run --continue`
+   * without a prompt sends it again.
    */
-  discard(): void {
-    this.close();
-    for (const path of [this.path, this.path.replace(/\.jsonl$/, ".checkpoints")]) {
-      try {
-        Deno.removeSync(path, { recursive: true });
-      } catch (error) {
-        if (!(error instanceof Deno.errors.NotFound)) throw error;
-      }
-    }
+  get unansweredPrompt(): string | null {
+    return this.#state.unansweredPrompt;
   }
 
   /** Appends a chat message: user, assistant (text, reasoning, tool calls) or tool result. */

@@ -37,6 +37,15 @@ export function summaryMessage(summary: string): ChatMessage {
   return { role: "user", content: `${SUMMARY_PREFIX}\n\n${summary}` };
 }
 
+/** The turn running or last run: what a failed one needs to be retried. */
+interface TurnTrace {
+  prompt: string;
+  /** The index (among all message records) of the user message the turn sent, if it sent one. */
+  userMessage: number | null;
+  /** The model replied: text, reasoning or tool calls. */
+  isAnswered: boolean;
+}
+
 /** The running state of one session, fed one record at a time. */
 export class SessionState {
   /** Messages after the last compaction, each with its index among all message records. */
@@ -45,6 +54,8 @@ export class SessionState {
   #messageCount = 0;
   #turns = 0;
   #turnOpen = false;
+  #turn: TurnTrace | null = null;
+  #unansweredPrompt: string | null = null;
   /** Calls a `--park` run stopped at that have no result yet, with their answer if given. */
   readonly #parked = new Map<string, ParkedCall>();
 
@@ -62,6 +73,7 @@ export class SessionState {
   apply(record: SessionRecord): void {
     switch (record.type) {
       case "message":
+        this.#traceMessage(record.message);
         this.#kept.push({ index: this.#messageCount++, message: record.message });
         if (record.message.role === "tool") this.#parked.delete(record.message.tool_call_id);
         break;
@@ -87,16 +99,49 @@ export class SessionState {
       case "turn_start":
         this.#turns = Math.max(this.#turns + 1, record.turn);
         this.#turnOpen = true;
+        this.#turn = { prompt: record.prompt, userMessage: null, isAnswered: false };
+        this.#unansweredPrompt = null;
         break;
       case "turn_end":
         this.#turnOpen = false;
+        if (record.status === "error" || record.status === "cancelled") this.#setAsideUnanswered();
         break;
     }
   }
 
+  #traceMessage(message: ChatMessage): void {
+    const turn = this.#turnOpen ? this.#turn : null;
+    if (!turn) return;
+    if (message.role === "user" && turn.userMessage === null) turn.userMessage = this.#messageCount;
+    if (message.role === "assistant") turn.isAnswered = true;
+  }
+
+  /**
+   * A turn that failed or was cancelled before the model replied (no server, a refused key,
+   * Ctrl-C during a retry wait) keeps its prompt in the file, for a retry, but leaves the
+   * history: the model never saw it, and a retry or the next prompt must not reach it after an
+   * orphan copy.
+   */
+  #setAsideUnanswered(): void {
+    const turn = this.#turn;
+    if (!turn || turn.isAnswered || turn.userMessage === null) return;
+    const index = turn.userMessage;
+    this.#kept = this.#kept.filter((entry) => entry.index !== index);
+    this.#unansweredPrompt = turn.prompt;
+  }
+
+  /**
+   * The prompt of the last turn when that turn failed or was cancelled before the model replied
+   * (what `replio run --continue` retries), else null.
+   */
+  get unansweredPrompt(): string | null {
+    return this.#unansweredPrompt;
+  }
+
   /**
    * The history the model continues from: the last summary, then the messages after it, with
-   * every tool call answered (a crash can leave one without its result).
+   * every tool call answered (a crash can leave one without its result) and without the prompt
+   * of any turn that failed or was cancelled before the model replied.
    */
   history(): ChatMessage[] {
     const paired = pairToolResults(this.#kept.map((entry) => entry.message));
