@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# CI on a busy machine (issue 23): runs `.ci/run` N times, each in a fresh clone of this
+# repository's HEAD, while busy loops (by default twice the cores) compete for every core.
+# A test that depends on how fast the machine is shows up here as a red run.
+#
+#   scripts/ci_under_load.sh [-n RUNS] [--loops K] [--only FILE...] [--keep] [--dry-run]
+#
+#   -n RUNS       how many runs (default 5)
+#   --loops K     busy loops during each run (default: twice `nproc`)
+#   --only FILE…  run `deno task test FILE…` in the clone instead of the whole `.ci/run`
+#                 (e.g. --only tests/plugin_worker_test.ts); must come last
+#   --keep        keep each clone (default: removed after its run; logs are always kept)
+#   --dry-run     clone once and start and stop the loops, but run nothing: checks the script
+#
+# It clones HEAD: commit what you want measured. Each run's output goes to a log in the results
+# folder it prints; the last line is `R runs: G green, B red`, and the exit code is 1 if any run
+# was red.
+set -uo pipefail
+
+runs=5
+loops=$(($(nproc) * 2))
+only=()
+keep=0
+dry=0
+while (($#)); do
+  case $1 in
+    -n) runs=${2:?-n needs a number}; shift 2 ;;
+    --loops) loops=${2:?--loops needs a number}; shift 2 ;;
+    --only) shift; only=("$@"); break ;;
+    --keep) keep=1; shift ;;
+    --dry-run) dry=1; shift ;;
+    -h | --help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "ci_under_load: unknown argument \"$1\": see --help" >&2; exit 2 ;;
+  esac
+done
+if ! [[ $runs =~ ^[1-9][0-9]*$ && $loops =~ ^[0-9]+$ ]]; then
+  echo "ci_under_load: -n and --loops take whole numbers (-n at least 1): see --help" >&2
+  exit 2
+fi
+
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+results="$(mktemp -d "${TMPDIR:-/tmp}/ci_under_load.XXXXXX")"
+busy=()
+
+stop_loops() {
+  # Only the loops this script started, by pid.
+  if ((${#busy[@]})); then
+    kill "${busy[@]}" 2>/dev/null
+    # No other job runs in the background here: wait for all (a pid bash already reaped would
+    # make `wait PID` complain).
+    wait
+  fi
+  busy=()
+}
+trap stop_loops EXIT
+trap 'stop_loops; exit 130' INT TERM
+
+start_loops() {
+  for ((i = 0; i < loops; i++)); do
+    (while :; do :; done) &
+    busy+=($!)
+  done
+}
+
+commit="$(git -C "$repo" rev-parse --short HEAD)"
+echo "ci_under_load: $runs run(s) of ${only[*]:-.ci/run} at $commit, $loops busy loops on $(nproc) cores; logs in $results"
+green=0
+red=0
+for ((run = 1; run <= runs; run++)); do
+  clone="$results/clone-$run"
+  log="$results/run-$run.log"
+  # A clone, not a worktree: nothing of this checkout's caches, .replio/ or untracked files.
+  if ! git clone --quiet --no-hardlinks "$repo" "$clone" >"$log" 2>&1; then
+    echo "run $run/$runs: could not clone $repo (see $log)"
+    red=$((red + 1))
+    continue
+  fi
+  start_loops
+  if ((dry)); then
+    echo "run $run/$runs: dry run: would run ${only[*]:+deno task test }${only[*]:-.ci/run} in $clone with ${#busy[@]} busy loops"
+    status=0
+    summary="dry run"
+  else
+    started=$SECONDS
+    if ((${#only[@]})); then
+      (cd "$clone" && NO_COLOR=1 RUST_BACKTRACE=0 deno task test "${only[@]}") >>"$log" 2>&1
+    else
+      (cd "$clone" && bash .ci/run) >>"$log" 2>&1
+    fi
+    status=$?
+    summary="$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)"
+    summary="${summary:-no summary line} in $((SECONDS - started)) s"
+  fi
+  stop_loops
+  if ((status == 0)); then
+    green=$((green + 1))
+    echo "run $run/$runs: green: $summary"
+  else
+    red=$((red + 1))
+    echo "run $run/$runs: red (exit $status): $summary; failed:"
+    grep -E ' \.\.\. FAILED' "$log" | sed 's/^/  /' | sort -u
+  fi
+  ((keep)) || rm -rf "$clone"
+  ((dry)) && break
+done
+echo "$((green + red)) runs: $green green, $red red"
+((red == 0))
