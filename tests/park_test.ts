@@ -9,6 +9,7 @@ import { loadSession } from "../src/session/mod.ts";
 import { type MockModel, startMockModel } from "./support/mock_model.ts";
 import { runReplio } from "./support/replio_process.ts";
 import { tempWorktree } from "./support/worktree.ts";
+import { waitUntil } from "./support/deadline.ts";
 
 const mockArgs = (mock: MockModel) => ["--base-url", mock.baseUrl, "--model", "m"];
 
@@ -117,9 +118,11 @@ Deno.test("park, deny with a reason, resume: the model gets the reason, the comm
 
 Deno.test("a resume killed while the approved command runs never runs it again", async () => {
   await using wt = await tempWorktree({ "a.txt": "hello\n" });
+  // A sleep no other process runs, so ending it cannot end another test's command.
+  const sleep = `sleep 30.${Math.floor(Math.random() * 1e9)}`;
   await using mock = startMockModel([
     {
-      toolCalls: [{ name: "run_command", arguments: { command: "echo x >> runs.txt; sleep 30" } }],
+      toolCalls: [{ name: "run_command", arguments: { command: `echo x >> runs.txt; ${sleep}` } }],
     },
     { text: "after" },
   ]);
@@ -133,13 +136,15 @@ Deno.test("a resume killed while the approved command runs never runs it again",
   const child = replioCommand(["run", ...mockArgs(mock), "--resume", session], { cwd: wt.path })
     .spawn();
   // The command has started once its first line is in the file.
-  while (!(await Deno.readTextFile(join(wt.path, "runs.txt")).catch(() => ""))) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await waitUntil(
+    async () => (await Deno.readTextFile(join(wt.path, "runs.txt")).catch(() => "")) !== "",
+    "the approved command to start",
+    { onLate: () => child.kill("SIGKILL") },
+  );
   child.kill("SIGKILL");
   await child.status;
-  // kill -9 leaves the command's own process group running: end it.
-  await new Deno.Command("pkill", { args: ["-f", "sleep 30"] }).output();
+  // kill -9 leaves the command's own process group running: end it (only it: the name is ours).
+  await new Deno.Command("pkill", { args: ["-f", sleep] }).output();
 
   const again = await runReplio(
     ["run", ...mockArgs(mock), "--resume", session, "--output", "json"],
