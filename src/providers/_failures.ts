@@ -141,6 +141,16 @@ export function connectionFailure(error: TypeError, baseUrl: string): Failure {
       retryable: !local,
     };
   }
+  const blocked = /requests to port (\d+) are blocked/i.exec(said);
+  if (blocked) {
+    // The fetch standard's "bad ports" (mail, FTP, ...): no attempt will ever be made.
+    return {
+      code: "connection",
+      detail: `cannot connect to port ${blocked[1]}: fetch blocks it, as browsers do`,
+      fix: "run the model server on another port and set base_url to it",
+      retryable: false,
+    };
+  }
   if (/dns error/i.test(said)) {
     return {
       code: "connection",

@@ -62,3 +62,13 @@ Deno.test("httpFailure retries 429 and 5xx unless the server says not to, and ne
   );
   assert.equal(retryable(500, { "x-should-retry": "false" }), false);
 });
+
+Deno.test("connectionFailure does not retry a port fetch refuses to use", () => {
+  const blocked = new TypeError("Fetch failed: Requests to port 9 are blocked");
+  assert.deepEqual(connectionFailure(blocked, "http://127.0.0.1:9/v1"), {
+    code: "connection",
+    detail: "cannot connect to port 9: fetch blocks it, as browsers do",
+    fix: "run the model server on another port and set base_url to it",
+    retryable: false,
+  });
+});
