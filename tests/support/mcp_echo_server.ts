@@ -1,8 +1,9 @@
 /**
  * A tiny MCP server on stdio for tests, written with the SDK: `echo(text)` returns the text,
  * `add(a, b)` returns the sum, `crash()` (with `--with-crash`) makes the process exit with code 3 mid-call. Run it with
- * `deno run -A tests/support/mcp_echo_server.ts [--with-crash] [--start-delay-ms N]
- * [--start-once MARKER]`; the delay holds back the connection, as a slow server would, and
+ * `deno run -A tests/support/mcp_echo_server.ts [--with-crash] [--start-when FILE]
+ * [--start-once MARKER]`; `--start-when` holds back the connection until FILE exists (relative to
+ * the server's working directory), as a slow server would, for as long as the test wants, and
  * `--start-once` makes every start after the first fail.
  * @module
  */
@@ -75,8 +76,12 @@ if (onceAt !== -1) {
     Deno.exit(4);
   }
 }
-const delayAt = Deno.args.indexOf("--start-delay-ms");
-if (delayAt !== -1) {
-  await new Promise((resolve) => setTimeout(resolve, Number(Deno.args[delayAt + 1])));
+const whenAt = Deno.args.indexOf("--start-when");
+if (whenAt !== -1) {
+  const file = Deno.args[whenAt + 1]!;
+  // Checked again every few milliseconds: the interval sets how soon it starts, not whether.
+  while (!await Deno.stat(file).then(() => true, () => false)) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 await server.connect(new StdioServerTransport(process.stdin, process.stdout));
