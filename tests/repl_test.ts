@@ -482,13 +482,16 @@ Deno.test("repl shows a running command's output live, and /output pages the who
   await using wt = await tempWorktree();
   await wt.write(".replio/config.yaml", "tool_permission:\n  bash: allow\n");
   await using repl = await TmuxRepl.start(wt.path, ["--trust"]);
-  // The shell computes the markers, so the typed command line does not show them.
+  // The shell computes the markers, so the typed command line does not show them. The command
+  // waits until the test lets it end, so "live" is seen while it runs however slow the machine.
   await repl.enter(
-    '/tool run_command {"command":"echo live-$((40+2)); sleep 3; echo done-$((40+2))"}',
+    '/tool run_command {"command":"echo live-$((40+2)); until [ -e release ]; do sleep 0.05; ' +
+      'done; echo done-$((40+2))"}',
   );
   await repl.waitFor("live-42");
-  // Shown while the command still sleeps: its result has not come yet.
+  // Shown while the command still runs: its result has not come yet.
   assert.doesNotMatch(await repl.screen(), /done-42|exit 0/);
+  await wt.write("release", "");
   await repl.waitFor("done-42");
 
   await repl.enter('/tool run_command {"command":"seq 1 500"}');
