@@ -7,7 +7,7 @@
 import { loadConfig } from "../config/mod.ts";
 import { createProvider } from "../providers/mod.ts";
 import { noticeOnStderr } from "./notice.ts";
-import { askFolderTrust, startRepl } from "../repl/mod.ts";
+import { askFolderTrust, NoticeRelay, startRepl } from "../repl/mod.ts";
 import { createStyles, wantsColor } from "../ui/styles.ts";
 import { fileWriter } from "../ui/writer.ts";
 import { VERSION } from "../version.ts";
@@ -35,8 +35,12 @@ export async function runRepl(options: ReplOptions): Promise<number> {
   // Escape codes only when both ends are a terminal: piped input reads as plain lines.
   const isTerminal = Deno.stdin.isTerminal() && Deno.stdout.isTerminal();
   const color = isTerminal && wantsColor(Deno.stdout);
+  // Warnings that come later on their own (an MCP server failing after start-up) are shown by
+  // the REPL above its prompt once it runs; before and after, on stderr.
+  const lateNotices = new NoticeRelay(noticeOnStderr);
   const ws = await openWorkspace({
     ...options,
+    warn: (message) => lateNotices.send(message),
     // Piped input is messages, not answers: then the notice goes to stderr as headless.
     askTrust: isTerminal
       ? (trust) =>
@@ -58,11 +62,15 @@ export async function runRepl(options: ReplOptions): Promise<number> {
     config: ws.config,
     registry: ws.registry,
     notices: ws.notices ?? [],
+    lateNotices,
     mode: options.mode,
     sessionId,
     pickSession: options.resume === true,
     connect: (config, model) =>
-      createProvider(config, { ...(model ? { model } : {}), notice: noticeOnStderr }),
+      createProvider(config, {
+        ...(model ? { model } : {}),
+        notice: (message) => lateNotices.send(message),
+      }),
     createAgent: (config, parts) => createRootAgent({ ...ws, config }, parts),
     loadConfig: () => loadConfig({ worktree: ws.worktree, flags: configFlags(options), trust }),
     runConfig: (action, key, value, global) =>

@@ -64,6 +64,12 @@ export interface WorkspaceOptions {
    * slower servers register their tools when they are up.
    */
   mcpWait?: number | undefined;
+  /**
+   * Where warnings of plugins and MCP servers go, also those that come after this returns (a
+   * server failing later); default stderr as `replio: <message>`. The REPL shows them above
+   * its prompt.
+   */
+  warn?: ((message: string) => void) | undefined;
 }
 
 /** The config values the command line sets (`--model`, `--base-url`), as origin `flag`. */
@@ -108,15 +114,13 @@ export function toolNameWarnings(
 export async function openWorkspace(options: WorkspaceOptions): Promise<Workspace> {
   const worktree = await resolveWorktree(options.path);
   const config = await loadTrustedConfig(worktree, options);
-  const userPlugins = await loadUserPlugins(config.get("plugins"), {
-    worktree,
-    warn: (message) => warn(`replio: ${message}`),
-  });
+  const onWarning = options.warn ?? ((message: string) => warn(`replio: ${message}`));
+  const userPlugins = await loadUserPlugins(config.get("plugins"), { worktree, warn: onWarning });
   const mcp = await startMcpServers(config.get("mcp_servers"), {
     worktree,
     version: VERSION,
     config,
-    warn: (message) => warn(`replio: ${message}`),
+    warn: onWarning,
     sandbox: config.get("sandbox.mcp") ? planSandbox(config, worktree) : undefined,
   });
   const registry = createRegistry([CORE_PLUGIN, ...userPlugins]);

@@ -2,7 +2,9 @@
  * The line editor: node:readline with history, Tab completion and multi-line input in a
  * terminal, or a plain line reader (no prompt, no escape codes) when stdin is not a terminal.
  * Terminal keys pass through an {@link InputFilter} first, so pastes arrive whole and keys
- * typed while a turn runs wait for the prompt (Ctrl-C excepted: it cancels the turn).
+ * typed while a turn runs wait for the prompt (Ctrl-C excepted: it cancels the turn). Output
+ * that arrives while a prompt is shown goes above it ({@link LineEditor.writeAbove}), and a
+ * terminal resize redraws the prompt only while one is shown ({@link PromptOutput}).
  * @module
  */
 import process from "node:process";
@@ -11,6 +13,7 @@ import { PassThrough } from "node:stream";
 import { InputAssembler } from "./input_assembler.ts";
 import { DISABLE_BRACKETED_PASTE, ENABLE_BRACKETED_PASTE, InputFilter } from "./input_filter.ts";
 import { PasteStore } from "./paste_store.ts";
+import { PromptOutput } from "./prompt_output.ts";
 import type { PromptAnswer } from "../ui/terminal.ts";
 
 /** What {@link LineEditor.read} returns: a message, Ctrl-C at an empty prompt, or the end. */
@@ -38,11 +41,16 @@ export interface LineEditorOptions {
 }
 
 /**
- * node:readline's Interface with two members its type declarations leave out: the history
- * array (newest first) and `clearLine()`, which ends the line and empties the buffer. Both
- * are in Node's and Deno's implementations alike.
+ * node:readline's Interface with three members its type declarations leave out: the history
+ * array (newest first), `clearLine()`, which ends the line and empties the buffer, and
+ * `prevRows`, the row of the cursor below the prompt's first row at the last redraw (where a
+ * redraw moves up to). All are in Node's and Deno's implementations alike.
  */
-type EditorInterface = readline.Interface & { history: string[]; clearLine(): void };
+type EditorInterface = readline.Interface & {
+  history: string[];
+  clearLine(): void;
+  prevRows: number;
+};
 
 /** Who waits for the next typed line: null when input ended (or Ctrl-D at a question). */
 type Waiter = (line: string | null | typeof INTERRUPTED) => void;
@@ -57,6 +65,8 @@ export class LineEditor {
   readonly #pastes = new PasteStore();
   readonly #assembler = new InputAssembler();
   readonly #filter: InputFilter | null;
+  /** readline's output in a terminal; null for plain lines. */
+  readonly #output: PromptOutput | null;
   readonly #lines: string[] = [];
   #waiter: Waiter | null = null;
   #closed = false;
@@ -85,12 +95,13 @@ export class LineEditor {
         },
       });
       this.#filter = new InputFilter((text) => this.#forwardKeys(keys, text), this.#pastes);
+      this.#output = new PromptOutput();
       process.stdin.setEncoding("utf8");
       process.stdin.on("data", this.#onData);
       process.stdin.on("end", this.#onEnd);
       this.#rl = readline.createInterface({
         input: keys,
-        output: process.stdout,
+        output: this.#output as unknown as NodeJS.WritableStream,
         terminal: true,
         // Entries are added here, whole messages only; readline's own adding is off.
         historySize: 0,
@@ -111,12 +122,17 @@ export class LineEditor {
       this.#rl.on("SIGINT", () => this.#interrupt());
     } else {
       this.#filter = null;
+      this.#output = null;
       this.#rl = readline.createInterface({
         input: process.stdin,
         terminal: false,
       }) as EditorInterface;
     }
-    this.#rl.on("line", (line: string) => this.#deliver(line));
+    this.#rl.on("line", (line: string) => {
+      // readline ended the line (Enter): what follows is output, not a prompt.
+      this.#setPromptShown(false);
+      this.#deliver(line);
+    });
     this.#rl.on("close", () => {
       this.#closed = true;
       this.#deliver(null);
@@ -127,6 +143,30 @@ export class LineEditor {
   /** Whether this is the full terminal editor. */
   get isTerminal(): boolean {
     return this.#filter !== null;
+  }
+
+  /** Whether a prompt (a message's or a question's) is on screen, waiting for a line. */
+  get isPromptShown(): boolean {
+    return this.#output?.isPromptShown ?? false;
+  }
+
+  /**
+   * Writes `text` above the prompt shown now, then draws the prompt again with what was typed
+   * and the cursor where it was: output that arrives on its own (a server failing after
+   * start-up) never lands on the prompt line. Without a prompt shown it is written as is.
+   */
+  writeAbove(text: string): void {
+    const output = this.#output;
+    if (!output?.isPromptShown) {
+      process.stdout.write(text);
+      return;
+    }
+    // Up to the prompt's first row and clear from there: the text takes the prompt's place.
+    const rows = this.#rl.getCursorPos().rows;
+    output.write(`${rows > 0 ? `\x1b[${rows}A` : ""}\r\x1b[J`);
+    output.write(text.endsWith("\n") ? text : `${text}\n`);
+    this.#rl.prevRows = 0;
+    this.#rl.prompt(true);
   }
 
   /** Reads one message: continuation lines and pastes joined, placeholders expanded. */
@@ -204,6 +244,8 @@ export class LineEditor {
   /** Restores the terminal and stops reading. */
   close(): void {
     Deno.removeSignalListener("SIGINT", this.#onSignal);
+    this.#setPromptShown(false);
+    this.#output?.close();
     if (this.#filter) {
       process.stdout.write(DISABLE_BRACKETED_PASTE);
       process.stdin.off("data", this.#onData);
@@ -222,7 +264,7 @@ export class LineEditor {
     }
     if (this.#waiter && !this.#reading) {
       // A question: the answer is "cancel".
-      if (this.isTerminal) this.#rl.clearLine();
+      if (this.isTerminal) this.#endLine();
       this.#deliver(INTERRUPTED);
       return;
     }
@@ -230,7 +272,7 @@ export class LineEditor {
     if (!reading) return;
     const hadText = this.#rl.line.length > 0 || this.#assembler.continuing;
     this.#assembler.reset();
-    if (this.isTerminal) this.#rl.clearLine();
+    if (this.isTerminal) this.#endLine();
     if (hadText) {
       this.#prompt(this.#rl.getPrompt());
       return;
@@ -259,13 +301,13 @@ export class LineEditor {
   #endOfInput(): boolean {
     if (this.#rl.line.length > 0) return false;
     if (this.#waiter && !this.#reading) {
-      this.#rl.clearLine();
+      this.#endLine();
       this.#deliver(null, { keepOpen: true });
       return true;
     }
     if (this.#reading && this.#assembler.continuing) {
       this.#assembler.reset();
-      this.#rl.clearLine();
+      this.#endLine();
       this.#prompt(this.#promptText);
       return true;
     }
@@ -276,12 +318,27 @@ export class LineEditor {
     if (!this.isTerminal || this.#closed) return;
     this.#rl.setPrompt(text);
     this.#rl.prompt();
+    this.#setPromptShown(true);
+  }
+
+  /** Ends the prompt's line and empties it (Ctrl-C, Ctrl-D): the prompt is no longer shown. */
+  #endLine(): void {
+    this.#rl.clearLine();
+    this.#setPromptShown(false);
+  }
+
+  #setPromptShown(shown: boolean): void {
+    if (this.#output) this.#output.isPromptShown = shown;
   }
 
   /** Hands the next typed line to `waiter` (queued lines first). */
   #nextLine(waiter: Waiter): void {
     const queued = this.#lines.shift();
-    if (queued !== undefined) return waiter(queued);
+    if (queued !== undefined) {
+      // Typed ahead: the prompt drawn for it is answered already.
+      this.#setPromptShown(false);
+      return waiter(queued);
+    }
     if (this.#closed) return waiter(null);
     this.#waiter = waiter;
   }

@@ -1,91 +1,31 @@
 /**
- * The interactive REPL: reads messages and slash commands, runs turns through the engine with
- * the terminal renderer, and keeps the session, mode, model and history of one worktree.
- * Ctrl-C cancels a running turn; at an empty prompt it explains how to quit, and a second one
- * (or Ctrl-D, or /exit) quits.
+ * The interactive REPL: the state of one worktree's REPL (config, mode, model, session) and the
+ * actions slash commands take on it, wired to the parts that do the work: the input loop
+ * (input_loop.ts), turns (turn_runner.ts), output and late warnings (repl_output.ts), the
+ * session (session_slot.ts) and the model (model_link.ts).
  * @module
  */
-import { resolve } from "../fs/path.ts";
 import type { Config } from "../config/mod.ts";
 import type { Agent } from "../engine/mod.ts";
 import type { Provider } from "../providers/types.ts";
-import {
-  closestSessions,
-  listSessions,
-  openSession,
-  type Session,
-  sessionFile,
-} from "../session/mod.ts";
-import {
-  createToolContext,
-  invokeTool,
-  SessionApprovals,
-  ToolPolicy,
-  type ToolRegistry,
-} from "../tools/mod.ts";
-import type { Sink } from "../ui/events.ts";
-import { MarkdownStream, reflowMarkdown, wrapText } from "../ui/markdown.ts";
+import type { Session } from "../session/mod.ts";
+import { SessionApprovals, ToolPolicy, type ToolRegistry } from "../tools/mod.ts";
 import { createStyles, type Styles } from "../ui/styles.ts";
-import { type TerminalDisplay, TerminalSink } from "../ui/terminal.ts";
-import type { TextWriter } from "../ui/writer.ts";
-import { COMMANDS, runCommand } from "./commands.ts";
+import { TerminalSink } from "../ui/terminal.ts";
+import { noModelHint, printBanner, printRecent } from "./banner.ts";
+import { COMMANDS } from "./commands.ts";
 import { completeLine } from "./completion.ts";
 import type { ReplContext, SlashCommand } from "./context.ts";
-import { appendHistory, historyPath, loadHistory } from "./history_file.ts";
-import { describeAccessError, isAccessError } from "../fs/access_error.ts";
+import { displayOf } from "./display_of.ts";
+import { InputHistory } from "./input_history.ts";
+import { runInputLoop } from "./input_loop.ts";
 import { LineEditor } from "./line_editor.ts";
-import { findMentions } from "./mentions.ts";
-import { recentExchanges } from "./recent_exchanges.ts";
+import { ModelLink } from "./model_link.ts";
 import type { PagerTerminal } from "./output_pager.ts";
-import { pickSession } from "./session_picker.ts";
-import { formatStatus } from "./status_line.ts";
-import { parseSlash } from "./slash.ts";
-import { formatTurns } from "./session_commands.ts";
-
-/** What the REPL is given by the command line (src/cli/repl.ts wires it). */
-export interface ReplHost {
-  version: string;
-  worktree: string;
-  config: Config;
-  registry: ToolRegistry;
-  /** Start-up warnings to show under the banner (a tools.deny entry that names no tool). */
-  notices?: readonly string[];
-  /** `--mode`; undefined starts in the config's `mode`. */
-  mode: string | undefined;
-  /** `--session` or `--continue`: continue or create this session. */
-  sessionId: string | undefined;
-  /** `--resume`: choose the session from a list first (a terminal only). */
-  pickSession: boolean;
-  /** Connects to the model (`model` overrides the config's); throws with how to configure. */
-  connect(config: Config, model: string | undefined): Promise<Provider>;
-  /** Builds the root agent exactly as `replio run` does. */
-  createAgent(
-    config: Config,
-    parts: { provider: Provider; session: Session; policy: ToolPolicy; sink: Sink },
-  ): Agent;
-  /** Re-reads the configuration files (command-line flags still win). */
-  loadConfig(): Promise<Config>;
-  /** `replio config get|set|unset` for this worktree; returns its exit code. */
-  runConfig(
-    action: string,
-    key: string | undefined,
-    value: string | undefined,
-    global: boolean,
-  ): Promise<number>;
-}
-
-/** The terminal the REPL talks to. */
-export interface ReplTerminal {
-  /** stdin is a terminal: full line editor, spinner, escape codes allowed. */
-  isTerminal: boolean;
-  color: boolean;
-  out: TextWriter;
-  /** Columns; 0 when output is not a terminal (nothing is wrapped). */
-  width(): number;
-}
-
-/** Config keys that choose the provider: changing one reconnects. */
-const PROVIDER_KEYS = ["provider", "model", "base_url", "api_key_env"] as const;
+import type { ReplHost, ReplTerminal } from "./repl_host.ts";
+import { ReplOutput } from "./repl_output.ts";
+import { chooseSessionToResume, SessionSlot } from "./session_slot.ts";
+import { TurnRunner } from "./turn_runner.ts";
 
 /** Runs the REPL until the person quits; returns the exit code. */
 export async function startRepl(host: ReplHost, terminal: ReplTerminal): Promise<number> {
@@ -97,39 +37,38 @@ export async function startRepl(host: ReplHost, terminal: ReplTerminal): Promise
 class Repl implements ReplContext {
   readonly #host: ReplHost;
   readonly #terminal: ReplTerminal;
+  readonly #output: ReplOutput;
+  readonly #model: ModelLink;
+  readonly #sessions: SessionSlot;
+  readonly #history: InputHistory;
   readonly styles: Styles;
   readonly commands: readonly SlashCommand[] = COMMANDS;
   /** "Always allow" rules accepted at confirm prompts; they outlive mode and model changes. */
   readonly approvals = new SessionApprovals();
   #config: Config;
   #policy: ToolPolicy;
-  #provider: Provider | null = null;
-  #modelProblem = "";
-  /** Set by /model: kept when the config is reloaded. */
-  #modelOverride: string | undefined;
-  #session: Session | null = null;
-  #mentionCount = 0;
-  /** The endpoint's models, for Tab after /model; filled in the background after start. */
-  #models: string[] = [];
-  /** Tokens the last request used, for the status line. */
-  #contextTokens = 0;
-  /** What this REPL's requests cost, when the provider reports it. */
-  #cost: number | null = null;
   #agent: Agent | null = null;
   #sink: TerminalSink | null = null;
   #editor: LineEditor | null = null;
+  #turns: TurnRunner | null = null;
   /** Aborts what runs now (a turn, /tool, /compact); null at the prompt. */
   #abort: (() => void) | null = null;
   #exitRequested = false;
-  /** History appends in order; awaited before exit. */
-  #historyWrites: Promise<void> = Promise.resolve();
-  #historyDisabled = false;
-  #sessionsNoticed = false;
 
   constructor(host: ReplHost, terminal: ReplTerminal) {
     this.#host = host;
     this.#terminal = terminal;
     this.styles = createStyles(terminal.color);
+    this.#output = new ReplOutput(terminal, this.styles);
+    this.#model = new ModelLink(host.connect);
+    this.#sessions = new SessionSlot(
+      host.worktree,
+      (message) => this.print(message, this.styles.dim),
+    );
+    this.#history = new InputHistory(host.worktree, {
+      off: (message) => this.print(message, this.styles.dim),
+      error: (message) => this.printError(message),
+    });
     this.#config = host.config;
     this.#policy = new ToolPolicy({
       config: host.config,
@@ -152,32 +91,27 @@ class Repl implements ReplContext {
     return this.#policy;
   }
   get model(): string | null {
-    return this.#provider?.model ?? null;
+    return this.#model.model;
   }
   get modelProblem(): string {
-    return this.#modelProblem;
+    return this.#model.problem;
   }
   get session(): Session {
-    return this.#session!;
+    return this.#sessions.current;
   }
   get sink(): TerminalSink {
     return this.#sink!;
   }
   get width(): number {
-    return this.#terminal.width();
+    return this.#output.width;
+  }
+  get isExitRequested(): boolean {
+    return this.#exitRequested;
   }
 
   async run(): Promise<number> {
-    const historyFile = historyPath(this.worktree);
     const historySize = this.#config.get("history_size");
-    const [history] = await Promise.all([
-      loadHistory(historyFile, historySize).catch((error: unknown) => {
-        if (!isAccessError(error)) throw error;
-        this.#historyOff(error);
-        return [];
-      }),
-      this.#connect(),
-    ]);
+    const [history] = await Promise.all([this.#history.load(historySize), this.#connect()]);
     const editor = new LineEditor({
       terminal: this.#terminal.isTerminal,
       history,
@@ -189,29 +123,27 @@ class Repl implements ReplContext {
           worktree: this.worktree,
           home: readHome(),
         }),
-      onEntry: (entry) => {
-        if (this.#historyDisabled) return;
-        this.#historyWrites = this.#historyWrites.then(() => appendHistory(historyFile, entry))
-          .catch((error) => {
-            if (isAccessError(error)) this.#historyOff(error);
-            else this.printError(`Cannot save input history: ${error}`);
-          });
-      },
+      onEntry: (entry) => this.#history.append(entry),
     });
     this.#editor = editor;
+    this.#output.attach(editor);
+    this.#turns = new TurnRunner((prompt) => editor.question(prompt));
     const sessionId = this.#host.pickSession
-      ? await this.#pickSession(editor)
+      ? await chooseSessionToResume(this.worktree, {
+        isTerminal: editor.isTerminal,
+        out: this.#terminal.out,
+        styles: this.styles,
+        width: this.width,
+        readKeys: (onKeys) => editor.readKeys(onKeys),
+        print: (text, style) => this.print(text, style),
+        printError: (message) => this.printError(message),
+      })
       : this.#host.sessionId;
-    this.#session = await openSession(this.worktree, {
-      config: this.#config,
-      id: sessionId,
-      model: this.model ?? undefined,
-      onUnwritable: (message) => this.#sessionsOff(message),
-    });
+    await this.#sessions.open(sessionId, this.#sessionSettings());
     this.#sink = new TerminalSink({
-      out: this.#terminal.out,
+      out: this.#output.writer,
       styles: this.styles,
-      width: () => this.#terminal.width(),
+      width: () => this.width,
       animate: this.#terminal.isTerminal,
       display: displayOf(this.#config),
       prompter: editor,
@@ -226,115 +158,39 @@ class Repl implements ReplContext {
     // For Tab after /model; a server without /models just completes nothing.
     this.listModels().catch(() => {});
     try {
-      this.#printBanner();
-      await this.#loop(editor);
+      printBanner(this, { version: this.#host.version, notices: this.#host.notices ?? [] });
+      // From here warnings that arrive on their own go above the prompt, not over it.
+      this.#host.lateNotices?.takeOver((message) => this.#output.notice(message));
+      await runInputLoop(this, editor);
     } finally {
+      // Held while the last turn wrote: shown before the REPL ends, not lost.
+      this.#output.showNotices();
+      this.#host.lateNotices?.takeOver(null);
       Deno.removeSignalListener("SIGTERM", onTerminate);
-      await this.#historyWrites;
+      await this.#history.written();
       this.#shutdown();
     }
     return 0;
   }
 
-  async #loop(editor: LineEditor): Promise<void> {
-    let quitArmed = false;
-    while (!this.#exitRequested) {
-      const input = await editor.read(this.#promptText(), this.styles.dim("… "));
-      if (input.kind === "eof") break;
-      if (input.kind === "interrupt") {
-        if (quitArmed) break;
-        quitArmed = true;
-        this.print("(To quit, press Ctrl-C again or Ctrl-D, or type /exit)", this.styles.dim);
-        continue;
-      }
-      quitArmed = false;
-      if (!input.text.trim()) continue;
-      const slash = parseSlash(input.text);
-      try {
-        if (slash) await runCommand(this, slash);
-        else await this.#turn(input.text);
-      } catch (error) {
-        // A failed command or a bug in the engine must not end the REPL and lose the prompt.
-        this.sink.settle();
-        this.printError(describeError(error));
-      }
-    }
+  promptText(): string {
+    const mode = this.#policy.mode === "default" ? "" : this.styles.yellow(this.#policy.mode) + " ";
+    return `${mode}${this.styles.cyan(">")} `;
   }
 
-  async #turn(prompt: string): Promise<void> {
-    if (!this.#provider) await this.#connect();
-    const provider = this.#provider;
+  beforePrompt(): void {
+    this.#output.showNotices();
+  }
+
+  async sendMessage(text: string): Promise<void> {
+    if (!this.#model.provider) await this.#connect();
+    const provider = this.#model.provider;
     if (!provider) {
-      this.printError(this.#modelProblem);
-      this.print(this.#noModelHint(), this.styles.dim);
+      this.printError(this.modelProblem);
+      this.print(noModelHint(this.#config), this.styles.dim);
       return;
     }
-    const agent = this.#currentAgent(provider);
-    if (!(await this.#fits(prompt, agent.contextTokens))) return;
-    const result = await this.cancellable(async (signal) => {
-      this.sink.beginTurn();
-      const message = prompt + await this.#attachMentions(prompt, signal);
-      return await agent.runTurn(message, signal);
-    });
-    this.#contextTokens = agent.contextTokens;
-    if (result.usage.cost !== undefined) this.#cost = (this.#cost ?? 0) + result.usage.cost;
-    this.#printStatus();
-  }
-
-  /**
-   * Warns before sending a message that cannot fit the model's window with what the context
-   * already holds (estimated at 4 characters a token) and asks whether to send it anyway.
-   */
-  async #fits(prompt: string, contextTokens: number): Promise<boolean> {
-    const window = this.#config.get("context_window");
-    const estimate = Math.ceil(prompt.length / CHARS_PER_TOKEN);
-    if (contextTokens + estimate <= window) return true;
-    this.print(
-      `! This message is about ${estimate.toLocaleString("en-US")} tokens and the context holds ` +
-        `${contextTokens.toLocaleString("en-US")}: together they exceed context_window ` +
-        `(${window.toLocaleString("en-US")}): /compact first, shorten it, or send it anyway`,
-      this.styles.yellow,
-    );
-    const answer = await this.#editor!.question(`${this.styles.yellow("?")} Send anyway? [y/N] `);
-    return answer.kind === "line" && /^\s*y(es)?\s*$/i.test(answer.text);
-  }
-
-  /**
-   * Reads the files a message mentions as `@path` through the policy (file_read, exactly as
-   * `/tool` would: an activity line, and a file outside the worktree asks) and returns them as
-   * blocks to append. A mention that names no file (a handle, a folder) is left as text.
-   */
-  async #attachMentions(prompt: string, signal: AbortSignal): Promise<string> {
-    let attached = "";
-    for (const path of findMentions(prompt)) {
-      const isFile = await Deno.stat(resolve(this.worktree, path)).then(
-        (info) => info.isFile,
-        () => false,
-      );
-      if (!isFile || signal.aborted) continue;
-      const outcome = await invokeTool({
-        registry: this.registry,
-        policy: this.#policy,
-        ctx: createToolContext({ config: this.#config, worktree: this.worktree, signal }),
-        sink: this.sink,
-        audit: (record) => this.session.appendPermission(record),
-      }, { id: `mention_${++this.#mentionCount}`, name: ATTACH_TOOL, arguments: { path } });
-      if (!outcome.isError) {
-        attached += `\n\n<attached path="${path}">\n${outcome.output}\n</attached>`;
-      }
-    }
-    return attached;
-  }
-
-  #printStatus(): void {
-    const status = formatStatus({
-      model: this.model,
-      mode: this.#policy.mode,
-      contextTokens: this.#contextTokens,
-      contextWindow: this.#config.get("context_window"),
-      cost: this.#cost,
-    }, this.#terminal.width());
-    this.#terminal.out.write(this.styles.dim(status) + "\n");
+    await this.#turns!.run(this, this.#currentAgent(provider), text);
   }
 
   #currentAgent(provider: Provider): Agent {
@@ -347,36 +203,16 @@ class Repl implements ReplContext {
     return this.#agent;
   }
 
-  print(text: string, style: (line: string) => string = (line) => line, indent = "  "): void {
-    const width = this.#terminal.width();
-    const lines = text.split("\n").flatMap((line) => wrapText(line, width, indent));
-    this.#terminal.out.write(lines.map((line) => style(line) + "\n").join(""));
+  print(text: string, style?: (line: string) => string, indent?: string): void {
+    this.#output.print(text, style, indent);
   }
 
   printMarkdown(text: string): void {
-    const markdown = new MarkdownStream({
-      styles: this.styles,
-      width: () => this.#terminal.width(),
-    });
-    this.#terminal.out.write(markdown.push(reflowMarkdown(text)) + markdown.end());
-  }
-
-  /** A read-only worktree: history stays in memory, said once. */
-  #historyOff(error: Error): void {
-    if (this.#historyDisabled) return;
-    this.#historyDisabled = true;
-    this.print(`history is off: ${describeAccessError(error)}`, this.styles.dim);
-  }
-
-  /** A session that cannot be saved: said once per REPL, not once per /new. */
-  #sessionsOff(message: string): void {
-    if (this.#sessionsNoticed) return;
-    this.#sessionsNoticed = true;
-    this.print(message, this.styles.dim);
+    this.#output.printMarkdown(text);
   }
 
   printError(message: string): void {
-    this.print(`! ${message}`, this.styles.red);
+    this.#output.printError(message);
   }
 
   async cancellable<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
@@ -403,19 +239,15 @@ class Repl implements ReplContext {
   }
 
   get knownModels(): readonly string[] {
-    return this.#models;
+    return this.#model.knownModels;
   }
 
-  async listModels(): Promise<string[] | null> {
-    if (!this.#provider?.listModels) return null;
-    this.#models = await this.#provider.listModels();
-    return this.#models;
+  listModels(): Promise<string[] | null> {
+    return this.#model.listModels();
   }
 
   async setModel(name: string): Promise<void> {
-    this.#provider = await this.#host.connect(this.#config, name);
-    this.#modelOverride = name;
-    this.#modelProblem = "";
+    await this.#model.choose(this.#config, name);
     this.#agent = null;
   }
 
@@ -438,41 +270,30 @@ class Repl implements ReplContext {
       this.printError(`${error instanceof Error ? error.message : error}: back to mode default`);
       this.setMode("default");
     }
-    const providerChanged = PROVIDER_KEYS.some((key) =>
-      JSON.stringify(previous.get(key)) !== JSON.stringify(this.#config.get(key))
-    );
-    if (providerChanged) {
-      if (this.#config.get("model") !== previous.get("model")) this.#modelOverride = undefined;
-      await this.#connect();
-      this.print(this.model ? `Model ${this.model}` : this.#modelProblem, this.styles.dim);
+    if (await this.#model.follow(previous, this.#config)) {
+      this.#agent = null;
+      this.print(this.model ? `Model ${this.model}` : this.modelProblem, this.styles.dim);
     }
   }
 
   async newSession(): Promise<void> {
-    await this.#replaceSession(undefined);
+    await this.#sessions.open(undefined, this.#sessionSettings());
+    this.#agent = null;
   }
 
   async loadSession(id: string): Promise<void> {
-    try {
-      await Deno.stat(sessionFile(this.worktree, id));
-    } catch (error) {
-      if (!(error instanceof Deno.errors.NotFound)) throw error;
-      const near = (await closestSessions(this.worktree, id)).slice(0, 3).map((s) => `"${s.id}"`);
-      throw new Deno.errors.NotFound(
-        `Cannot load session "${id}": no such session here: ` +
-          (near.length ? `did you mean ${near.join(" or ")}? ` : "") + "(/session list)",
-      );
-    }
-    await this.#replaceSession(id);
+    await this.#sessions.load(id, this.#sessionSettings());
+    this.#agent = null;
   }
 
-  async sendMessage(text: string): Promise<void> {
-    await this.#turn(text);
+  showRecent(): void {
+    printRecent(this);
   }
 
   async compact(signal: AbortSignal): Promise<string | null> {
-    if (!this.#provider) throw new Error(this.#modelProblem);
-    return await this.#currentAgent(this.#provider).compact(signal);
+    const provider = this.#model.provider;
+    if (!provider) throw new Error(this.modelProblem);
+    return await this.#currentAgent(provider).compact(signal);
   }
 
   pagerTerminal(): PagerTerminal | null {
@@ -494,167 +315,23 @@ class Repl implements ReplContext {
     this.#exitRequested = true;
   }
 
-  async #replaceSession(id: string | undefined): Promise<void> {
-    const next = await openSession(this.worktree, {
-      config: this.#config,
-      id,
-      model: this.model ?? undefined,
-      onUnwritable: (message) => this.#sessionsOff(message),
-    });
-    this.#session?.close();
-    this.#session = next;
-    this.#agent = null;
-  }
-
-  /** `--resume`: the picker in a terminal; without one, a note and a new session. */
-  async #pickSession(editor: LineEditor): Promise<string | undefined> {
-    const sessions = (await listSessions(this.worktree)).filter((s) => !s.parent);
-    if (sessions.length === 0) {
-      this.print("No sessions to resume in this worktree yet: starting a new one", this.styles.dim);
-      return undefined;
-    }
-    if (!editor.isTerminal) {
-      this.printError("Cannot show the session picker without a terminal: use --session ID");
-      return undefined;
-    }
-    const id = await pickSession(sessions, {
-      out: this.#terminal.out,
-      styles: this.styles,
-      width: this.#terminal.width(),
-      readKeys: (onKeys) => editor.readKeys(onKeys),
-    });
-    return id ?? undefined;
-  }
-
-  /** Re-prints the last exchanges of a resumed session, so the next message has its context. */
-  showRecent(): void {
-    const s = this.styles;
-    for (const exchange of recentExchanges(this.session.history(), RECENT_EXCHANGES)) {
-      this.print(`> ${firstLines(exchange.prompt, PROMPT_PREVIEW_LINES)}`, s.cyan, "    ");
-      const tools = exchange.toolCalls
-        ? s.dim(`(${exchange.toolCalls} tool call${exchange.toolCalls === 1 ? "" : "s"}) `)
-        : "";
-      if (tools) this.print(tools);
-      if (exchange.answer) this.printMarkdown(firstLines(exchange.answer, ANSWER_PREVIEW_LINES));
-    }
-    // A failed turn's prompt is kept in the session, not in the history: show it, unanswered.
-    const unanswered = this.session.unansweredPrompt;
-    if (unanswered !== null) {
-      this.print(`> ${firstLines(unanswered, PROMPT_PREVIEW_LINES)}`, s.cyan, "    ");
-      this.print("(no reply: send it again to retry)", s.dim);
-    }
+  #sessionSettings() {
+    return { config: this.#config, model: this.model };
   }
 
   /** Connects to the model; on failure the REPL runs on without one and says why. */
   async #connect(): Promise<void> {
-    try {
-      this.#provider = await this.#host.connect(this.#config, this.#modelOverride);
-      this.#modelProblem = "";
-    } catch (error) {
-      if (!(error instanceof Error)) throw error;
-      this.#provider = null;
-      this.#modelProblem = error.message;
-    }
+    await this.#model.connect(this.#config);
     this.#agent = null;
-  }
-
-  #promptText(): string {
-    const mode = this.#policy.mode === "default" ? "" : this.styles.yellow(this.#policy.mode) + " ";
-    return `${mode}${this.styles.cyan(">")} `;
-  }
-
-  #printBanner(): void {
-    const s = this.styles;
-    const model = this.model ? `model ${this.model}` : s.yellow("no model configured");
-    this.print(
-      `${s.bold(`replio ${this.#host.version}`)} · ${model} · mode ${this.#policy.mode}`,
-    );
-    this.print(`worktree ${this.worktree}`, s.dim);
-    if (this.session.turns > 0) {
-      this.print(
-        `continuing session ${this.session.id} (${formatTurns(this.session.turns)})`,
-        s.dim,
-      );
-      this.showRecent();
-    }
-    for (const warning of this.session.warnings) this.print(warning, s.yellow);
-    for (const notice of this.#host.notices ?? []) this.print(`warning: ${notice}`, s.yellow);
-    if (!this.model) {
-      this.print(this.#modelProblem, s.dim);
-      this.print(this.#noModelHint(), s.dim);
-    }
-    this.print("/help for commands · Ctrl-C or Esc cancels · Ctrl-D quits", s.dim);
-  }
-
-  /**
-   * What to do without a model. With a server configured the problem's own fix says it (the
-   * key, the network, the page that answered); naming base_url or model again would mislead.
-   */
-  #noModelHint(): string {
-    return this.#config.get("base_url") ? WITHOUT_MODEL : NO_MODEL_HINT;
   }
 
   #shutdown(): void {
     this.#sink?.dispose();
     this.#editor?.close();
-    const session = this.#session;
-    if (session && session.turns > 0 && session.unwritable === null) {
-      this.print(`Session ${session.id} saved: replio --session ${session.id}`, this.styles.dim);
-    }
-    session?.close();
+    const kept = this.#sessions.keptId;
+    if (kept) this.print(`Session ${kept} saved: replio --session ${kept}`, this.styles.dim);
+    this.#sessions.close();
   }
-}
-
-/** The tool `@path` attaches files with, as `/tool` would call it. */
-const ATTACH_TOOL = "file_read";
-
-/** The rough size of a token, for the warning before a message that will not fit. */
-const CHARS_PER_TOKEN = 4;
-
-/** A resumed session re-prints this many exchanges, each cut to a few lines. */
-const RECENT_EXCHANGES = 2;
-const PROMPT_PREVIEW_LINES = 3;
-const ANSWER_PREVIEW_LINES = 12;
-
-/** The first `count` lines of `text`, with a mark when some were left out. */
-function firstLines(text: string, count: number): string {
-  const lines = text.trim().split("\n");
-  return lines.length <= count
-    ? lines.join("\n")
-    : `${lines.slice(0, count).join("\n")}\n… (${lines.length - count} more lines)`;
-}
-
-const WITHOUT_MODEL = "/tool and /help work without a model";
-const NO_MODEL_HINT = "Set one with /config base_url http://HOST:PORT/v1 and /config model NAME " +
-  `(or OPENAI_BASE_URL); ${WITHOUT_MODEL}`;
-
-/** The display keys of the config, as the terminal renderer takes them. */
-export function displayOf(config: Config): TerminalDisplay {
-  return {
-    toolStatusVisible: config.get("tool_status_visible"),
-    glyphLines: config.get("glyph_lines"),
-    glyphParams: config.get("glyph_params"),
-    showErrors: config.get("show_errors"),
-    showNotes: config.get("show_notes"),
-    showThinking: config.get("show_thinking"),
-  };
-}
-
-/** Errors whose message is written for people (bad config, usage, the model server); bugs print a stack. */
-const EXPECTED_ERRORS = [
-  "ConfigError",
-  "UsageError",
-  "ProviderError",
-  "RangeError",
-  "NotFound",
-  "AbortError",
-];
-
-function describeError(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  // A missing grant or a read-only file system is the setup, not a bug: no stack.
-  if (isAccessError(error as unknown)) return describeAccessError(error);
-  return EXPECTED_ERRORS.includes(error.name) ? error.message : error.stack ?? error.message;
 }
 
 /** `$HOME` for `~/` completion, only when reading it is already permitted. */

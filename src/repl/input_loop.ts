@@ -1,0 +1,47 @@
+/**
+ * The REPL's input loop: reads a message or a slash command at the prompt and runs it, until
+ * the person quits. Ctrl-C at an empty prompt says how to quit; a second one quits.
+ * @module
+ */
+import { runCommand } from "./commands.ts";
+import type { ReplContext } from "./context.ts";
+import { describeError } from "./describe_error.ts";
+import type { LineEditor } from "./line_editor.ts";
+import { parseSlash } from "./slash.ts";
+
+/** The REPL as its input loop drives it. */
+export interface LoopedRepl extends ReplContext {
+  /** /exit was run. */
+  readonly isExitRequested: boolean;
+  /** The prompt: `> `, with the mode in front unless it is `default`. */
+  promptText(): string;
+  /** Called before each prompt is drawn (held warnings are shown then). */
+  beforePrompt(): void;
+}
+
+/** Reads and runs input until Ctrl-D, a second Ctrl-C, /exit or the end of input. */
+export async function runInputLoop(repl: LoopedRepl, editor: LineEditor): Promise<void> {
+  let quitArmed = false;
+  while (!repl.isExitRequested) {
+    repl.beforePrompt();
+    const input = await editor.read(repl.promptText(), repl.styles.dim("… "));
+    if (input.kind === "eof") break;
+    if (input.kind === "interrupt") {
+      if (quitArmed) break;
+      quitArmed = true;
+      repl.print("(To quit, press Ctrl-C again or Ctrl-D, or type /exit)", repl.styles.dim);
+      continue;
+    }
+    quitArmed = false;
+    if (!input.text.trim()) continue;
+    const slash = parseSlash(input.text);
+    try {
+      if (slash) await runCommand(repl, slash);
+      else await repl.sendMessage(input.text);
+    } catch (error) {
+      // A failed command or a bug in the engine must not end the REPL and lose the prompt.
+      repl.sink.settle();
+      repl.printError(describeError(error));
+    }
+  }
+}

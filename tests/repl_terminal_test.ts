@@ -1,0 +1,89 @@
+/**
+ * The REPL and the terminal around it (issue #23), in real tmux against the mock model: a
+ * resize while an answer streams, output that arrives while a prompt is shown, and the first
+ * start on an empty Deno cache. Waits watch the screen, each with a deadline.
+ * @module
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { setup, TmuxRepl, waitUntil } from "./support/tmux_repl.ts";
+
+/** The screen's lines without the blank ones tmux pads it with. */
+function screenLines(screen: string): string[] {
+  return screen.split("\n").map((line) => line.trimEnd()).filter((line) => line !== "");
+}
+
+Deno.test("repl keeps a streaming answer intact when the terminal is resized", async () => {
+  const answer = [
+    "Alpha line of the answer, streamed before the resize.",
+    "Bravo line of the answer, also on screen already.",
+    "Charlie line ends the part that arrived ",
+  ].join("\n");
+  // The role chunk and the whole text arrive, then the stream stays open: the resize lands
+  // while the answer is streaming, whatever the speed of the machine.
+  await using env = await setup([
+    { text: answer, chunkSize: 1000, fault: "hang", faultAfter: 2 },
+    { text: "Second answer after the resize." },
+  ]);
+  await using repl = await TmuxRepl.start(env.wt.path, env.args);
+  await repl.enter("tell me three things");
+  await repl.waitFor("Charlie line ends the part that arrived");
+  for (const width of [70, 100]) {
+    await repl.tmux("resize-window", "-t", "0", "-x", String(width));
+    await waitUntil(
+      async () =>
+        (await repl.tmux("display-message", "-p", "-t", "0", "#{pane_width}")).trim() ===
+          String(width),
+      `the pane to be ${width} columns wide`,
+    );
+  }
+  await repl.keys("C-c");
+  await repl.waitFor("(cancelled)");
+  const screen = await repl.waitForPrompt();
+  const lines = screenLines(screen);
+  const start = lines.indexOf("> tell me three things");
+  assert.deepEqual(lines.slice(start, start + 5), [
+    "> tell me three things",
+    "Alpha line of the answer, streamed before the resize.",
+    "Bravo line of the answer, also on screen already.",
+    "Charlie line ends the part that arrived… (interrupted)",
+    "(cancelled)",
+  ], screen);
+  // No prompt was drawn while the answer streamed: the only prompts are the person's.
+  assert.deepEqual(lines.filter((line) => line.startsWith(">")), ["> tell me three things", ">"]);
+  // The next answer streams at the new width as usual.
+  await repl.enter("and then?");
+  await repl.waitFor("Second answer after the resize.");
+  await repl.waitForPrompt();
+});
+
+Deno.test("repl shows an MCP server's late start-up failure above the prompt and redraws it", async () => {
+  await using env = await setup([]);
+  // The server waits on a FIFO before it fails: the test decides when, after the prompt is up.
+  const gate = join(env.wt.path, "gate.fifo");
+  await new Deno.Command("mkfifo", { args: [gate] }).output();
+  await env.wt.write(
+    ".test-xdg/replio/config.yaml",
+    [
+      "mcp_startup_wait: 0",
+      "mcp_servers:",
+      `  late: {command: sh, args: [-c, "read line < ${gate}; exit 3"]}`,
+      "",
+    ].join("\n"),
+  );
+  await using repl = await TmuxRepl.start(env.wt.path, env.args);
+  await repl.type("half typed");
+  await repl.waitFor(/\n> half typed\s*$/, "the typed text at the prompt");
+  // Opening the FIFO waits for the server to open it: the failure comes only now.
+  const writer = await Deno.open(gate, { write: true });
+  await writer.write(new TextEncoder().encode("go\n"));
+  writer.close();
+  const screen = await repl.waitFor(/MCP server "late"[\s\S]*\n> half typed\s*$/, "the warning");
+  const lines = screenLines(screen);
+  const warning = lines.findIndex((line) => line.includes('MCP server "late"'));
+  assert.ok(!lines[warning]!.startsWith(">"), `the warning has a line of its own:\n${screen}`);
+  assert.equal(lines.filter((line) => line.startsWith(">")).length, 1, screen);
+  // Typing goes on where it stopped, on the redrawn line.
+  await repl.type(" and more");
+  await repl.waitFor(/\n> half typed and more\s*$/, "the typed text continued");
+});
