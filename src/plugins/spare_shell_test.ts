@@ -5,6 +5,7 @@ import { runProcess, type RunProcessOptions } from "./run_process.ts";
 import { bwrapUsable, planSandbox } from "./sandbox_bwrap.ts";
 import { keepSpareShells, SPARE_SCRIPT, waitingSparePid } from "./spare_shell.ts";
 import { isRunning, processesMatching } from "../../tests/support/process_state.ts";
+import { waitUntil, withDeadline } from "../../tests/support/deadline.ts";
 
 const noBwrap = !bwrapUsable();
 
@@ -15,22 +16,14 @@ async function tempDir(dir?: string): Promise<AsyncDisposable & { path: string }
   return { path, [Symbol.asyncDispose]: () => Deno.remove(path, { recursive: true }) };
 }
 
-/** Waits (bounded) until a spare waits, and returns its pid. */
+/** Waits (with a deadline only a hang reaches) until a spare waits, and returns its pid. */
 async function spareStarted(): Promise<number> {
-  for (let i = 0; i < 200; i++) {
-    const pid = waitingSparePid();
-    if (pid !== undefined) return pid;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error("no spare shell started within 2 s of the first command");
+  await waitUntil(() => waitingSparePid() !== undefined, "a spare shell after the first command");
+  return waitingSparePid()!;
 }
 
-async function until(what: string, check: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 250; i++) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`timed out waiting until ${what}`);
+function until(what: string, check: () => Promise<boolean>): Promise<void> {
+  return waitUntil(check, `until ${what}`);
 }
 
 const run = (options: Omit<RunProcessOptions, "timeoutMs">) =>
@@ -114,7 +107,9 @@ Deno.test("the timeout ends a command a spare runs, and its whole group", async 
     timeoutMs: 500,
   });
   assert.equal(result.timedOut, true);
-  assert.equal(result.output, String(spare));
+  // Whether the command reached its echo within the half second depends on the machine; that it
+  // ran in the spare is the first test's, and whatever it started dies with its group.
+  assert.ok(["", String(spare)].includes(result.output), result.output);
   assert.equal(await processesMatching(sleeper), 0);
 });
 
@@ -139,13 +134,10 @@ Deno.test("a spare let go of the moment it is spawned still ends (before it lead
     await run({ cwd: dir.path, command: "true" });
     // Polled without delay, so the release lands right after the spawn, before setsid has run.
     while (waitingSparePid() === undefined) await new Promise((resolve) => setTimeout(resolve, 0));
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const outcome = await Promise.race([
-      spares[Symbol.asyncDispose]().then(() => "ended"),
-      new Promise((resolve) => timer = setTimeout(() => resolve("hung"), 5_000)),
-    ]);
-    clearTimeout(timer);
-    assert.equal(outcome, "ended", `release ${i + 1} waited for a spare that never ended`);
+    await withDeadline(
+      spares[Symbol.asyncDispose](),
+      `release ${i + 1} (it waits for a spare that never ends)`,
+    );
   }
 });
 

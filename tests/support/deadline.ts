@@ -29,7 +29,7 @@ export interface DeadlineOptions {
  * ```
  */
 export async function withDeadline<T>(
-  promise: Promise<T>,
+  promise: PromiseLike<T>,
   what: string,
   options: DeadlineOptions = {},
 ): Promise<T> {
