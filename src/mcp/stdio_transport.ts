@@ -79,6 +79,8 @@ export class StdioProcessTransport implements ServerTransport {
       this.#signal("SIGKILL");
       this.#status = status;
       this.#isGroupEnded = true;
+      // Its stdin goes too (a restart opens a new one); a write still waiting on it fails.
+      await this.#writer?.abort();
       // What it wrote before it ended is still delivered, then the SDK fails what is pending.
       await reading;
       this.onclose?.();
@@ -87,7 +89,10 @@ export class StdioProcessTransport implements ServerTransport {
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
-    if (!this.#writer || this.#status) throw new Error("Not connected");
+    if (!this.#writer) throw new Error("Not connected: start the transport first");
+    // Ended, and the SDK not yet told: the close it is about to get fails this request with
+    // "connection closed" and the exit code, like any request the exit cut short.
+    if (this.#status) return;
     try {
       await this.#writer.write(new TextEncoder().encode(serializeMessage(message)));
     } catch (error) {
@@ -101,8 +106,7 @@ export class StdioProcessTransport implements ServerTransport {
   async close(): Promise<void> {
     const child = this.#child;
     if (!child || this.#isGroupEnded) return;
-    // Best effort: the server may have gone already, which closes its stdin for us.
-    await this.#writer?.close().catch(() => undefined);
+    // Not stdin first, as MCP suggests: a stuck server that reads nothing would hold the close.
     this.#signal("SIGTERM");
     let timer: ReturnType<typeof setTimeout> | undefined;
     const late = new Promise<"late">((resolve) =>

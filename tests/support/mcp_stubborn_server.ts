@@ -26,8 +26,13 @@ const child = new Deno.Command("sh", {
   stdout: "null",
   stderr: "null",
 }).spawn();
-await Deno.writeTextFile(join(dir, "child.pid"), `${child.pid}\n`);
-await Deno.writeTextFile(join(dir, "server.pid"), `${Deno.pid}\n`);
+/** Written whole or not at all: a test that sees the file reads the pid. */
+async function writePid(name: string, pid: number): Promise<void> {
+  await Deno.writeTextFile(join(dir, `${name}.tmp`), `${pid}\n`);
+  await Deno.rename(join(dir, `${name}.tmp`), join(dir, name));
+}
+await writePid("child.pid", child.pid);
+await writePid("server.pid", Deno.pid);
 
 const server = new Server({ name: "stubborn", version: "1.0.0" }, {
   capabilities: { tools: {} },
