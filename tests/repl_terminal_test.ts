@@ -6,7 +6,9 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { setup, TmuxRepl, waitUntil } from "./support/tmux_repl.ts";
+import { waitUntil as waitLong } from "./support/deadline.ts";
+import { setup, shellQuote, TmuxRepl, waitUntil } from "./support/tmux_repl.ts";
+import { tempWorktree } from "./support/worktree.ts";
 
 /** The screen's lines without the blank ones tmux pads it with. */
 function screenLines(screen: string): string[] {
@@ -86,4 +88,60 @@ Deno.test("repl shows an MCP server's late start-up failure above the prompt and
   // Typing goes on where it stopped, on the redrawn line.
   await repl.type(" and more");
   await repl.waitFor(/\n> half typed and more\s*$/, "the typed text continued");
+});
+
+/**
+ * Downloading every npm package of deno.json into an empty Deno cache: well under this on any
+ * machine that reaches the registry; only a hang reaches it.
+ */
+const DOWNLOAD_DEADLINE_MS = 10 * 60_000;
+
+Deno.test("deno task start on an empty Deno cache: Deno draws nothing over replio, the trust question is whole", async () => {
+  // The one test that downloads: every npm package, from the registry, as a new user's first
+  // `npx -y deno@2.9.6 task start` does. Deno's progress line, drawn while replio fetched the
+  // packages it loads lazily, was drawn over the question and then erased with its last lines.
+  await using wt = await tempWorktree({
+    ".replio/config.yaml": "tool_permission:\n  bash: allow\n",
+  });
+  const denoDir = await Deno.makeTempDir({ prefix: "replio_deno_dir_" });
+  try {
+    const config = new URL("../deno.json", import.meta.url).pathname;
+    const task = [Deno.execPath(), "task", "--config", config, "start", "--path", wt.path];
+    // `script` keeps every byte written to the terminal, from the first: the screen at the end
+    // shows only what was not erased.
+    const log = join(wt.path, "terminal.log");
+    const command = [...task, "--base-url", "http://127.0.0.1:9/v1"].map(shellQuote).join(" ");
+    await using repl = await TmuxRepl.start(wt.path, [], {
+      command: ["script", "-qfec", command, log],
+      env: { DENO_DIR: denoDir },
+      waitForPrompt: false,
+    });
+    // The question's first line, which the erasure left: the answer is read either way.
+    const opening = `${wt.path} is not a trusted folder.`;
+    await waitLong(
+      async () => (await repl.screen()).includes(opening),
+      "the npm packages to download and the trust question to appear",
+      { ms: DOWNLOAD_DEADLINE_MS },
+    );
+    await repl.enter("n");
+    await repl.waitFor("Continuing without the folder's settings");
+    const screen = await repl.waitForPrompt();
+    const lines = screenLines(screen);
+    const first = lines.indexOf(opening);
+    assert.deepEqual(lines.slice(first, first + 6), [
+      opening,
+      "Its own replio settings (.replio/) were not loaded. Trusted, they would enable:",
+      '  - permissions: tool_permission.bash: "allow"',
+      "Only trust folders whose contents you trust as your own.",
+      "Trust this folder? [y]es always / [o]nce / [N]o, continue without n",
+      `Continuing without the folder's settings; run "replio trust" to load them`,
+    ], screen);
+    // The task runner shows its own download; once replio runs, Deno draws nothing at all.
+    const written = await Deno.readTextFile(log);
+    const replio = written.slice(written.indexOf("Task"));
+    assert.ok(written.includes("Task"), written);
+    assert.doesNotMatch(replio, /Download|Initialize/, replio);
+  } finally {
+    await Deno.remove(denoDir, { recursive: true });
+  }
 });

@@ -46,6 +46,10 @@ export class TmuxRepl implements AsyncDisposable {
       ready?: string;
       /** Deno flags before the entry point; default `-A`. */
       denoFlags?: string[];
+      /** What runs replio instead of `deno run … main.ts` (e.g. `deno task start`); `args` follow. */
+      command?: string[];
+      /** More variables for replio's environment (e.g. `DENO_DIR`). */
+      env?: Record<string, string>;
     } = {},
   ): Promise<TmuxRepl> {
     const socket = `replio_test_${crypto.randomUUID().slice(0, 8)}`;
@@ -55,11 +59,13 @@ export class TmuxRepl implements AsyncDisposable {
       OPENAI_BASE_URL: "",
       OPENAI_API_KEY: "",
       RUST_BACKTRACE: "0",
+      ...options.env,
     };
     const flags = options.denoFlags ?? ["-A"];
-    const command = [Deno.execPath(), "run", ...flags, "--no-prompt", MAIN, ...args].map(
-      shellQuote,
-    );
+    const command = [
+      ...(options.command ?? [Deno.execPath(), "run", ...flags, "--no-prompt", MAIN]),
+      ...args,
+    ].map(shellQuote);
     await repl.tmux(
       "new-session",
       "-d",
