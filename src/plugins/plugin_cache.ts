@@ -1,7 +1,10 @@
 /**
  * Where user plugins are cached: `$XDG_CACHE_HOME/replio/plugins` (default
- * `~/.cache/replio/plugins`), files named by the sha256 of what they hold, so a cached copy is
- * its own integrity check and offline runs can use it. Never replio's own `deno.lock`.
+ * `~/.cache/replio/plugins`), files named by the sha256 of what they were made from. A `source`
+ * file is named by its own integrity, so it is its own check. What replio derives from a checked
+ * source (the type-stripped `js`, the `tools` a Worker reported) is sealed: its first line is the
+ * sha256 of the rest, written with it, so a copy changed afterwards is refused rather than run.
+ * Offline runs use the cache. Never replio's own `deno.lock`.
  * @module
  */
 import { join } from "../fs/path.ts";
@@ -23,38 +26,70 @@ export function pluginCacheDir(): string | null {
  */
 export type CacheKind = "source" | "js" | "tools";
 
+/**
+ * A cache lookup: the text, nothing cached (or a copy from an older replio without a seal), or
+ * a copy changed since replio wrote it (`file` names it): never use that one.
+ */
+export type CacheRead =
+  | { state: "hit"; text: string }
+  | { state: "miss" }
+  | { state: "changed"; file: string };
+
 /** `sha256-<base64>`, the Subresource Integrity form pinned in config. */
 export async function sha256Integrity(text: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
   return `sha256-${btoa(String.fromCharCode(...new Uint8Array(digest)))}`;
 }
 
+/** A sealed file's first line: the integrity of what follows it. */
+const SEAL = /^(sha256-[A-Za-z0-9+/]+=*)\n/;
+
 /** The cache file for an integrity (base64's `/` and `+` made file-safe) and a kind. */
 function cacheFile(dir: string, integrity: string, kind: CacheKind): string {
   return join(dir, `${integrity.replace(/\//g, "_").replace(/\+/g, "-")}.${kind}`);
 }
 
-/** The cached text for an integrity, or null; a copy that no longer matches is ignored. */
-export async function readCached(
-  integrity: string,
-  kind: CacheKind,
-): Promise<string | null> {
+/**
+ * Looks up the cached text for an integrity: a source must hash to its name, a derived text
+ * to its seal.
+ */
+export async function readCacheEntry(integrity: string, kind: CacheKind): Promise<CacheRead> {
   const dir = pluginCacheDir();
-  if (!dir) return null;
+  if (!dir) return { state: "miss" };
+  const file = cacheFile(dir, integrity, kind);
+  let text: string;
   try {
-    const text = await Deno.readTextFile(cacheFile(dir, integrity, kind));
-    // A stripped copy is keyed by its source's integrity; only a source copy can be re-checked.
-    if (kind === "source" && await sha256Integrity(text) !== integrity) return null;
-    return text;
+    text = await Deno.readTextFile(file);
   } catch (error) {
     if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotCapable) {
-      return null;
+      return { state: "miss" };
     }
     throw error;
   }
+  if (kind === "source") {
+    return await sha256Integrity(text) === integrity
+      ? { state: "hit", text }
+      : { state: "changed", file };
+  }
+  const seal = SEAL.exec(text);
+  // Unsealed: written by a replio before seals; made again from the checked source, no alarm.
+  if (!seal) return { state: "miss" };
+  const body = text.slice(seal[0].length);
+  return await sha256Integrity(body) === seal[1]
+    ? { state: "hit", text: body }
+    : { state: "changed", file };
 }
 
-/** Stores text under an integrity; a cache that cannot be written is skipped, not fatal. */
+/** The cached source for an integrity, or null; a copy that no longer matches is ignored. */
+export async function readCached(integrity: string, kind: "source"): Promise<string | null> {
+  const read = await readCacheEntry(integrity, kind);
+  return read.state === "hit" ? read.text : null;
+}
+
+/**
+ * Stores text under an integrity, derived kinds sealed; a cache that cannot be written is
+ * skipped, not fatal.
+ */
 export async function writeCached(
   integrity: string,
   kind: CacheKind,
@@ -62,9 +97,10 @@ export async function writeCached(
 ): Promise<void> {
   const dir = pluginCacheDir();
   if (!dir) return;
+  const content = kind === "source" ? text : `${await sha256Integrity(text)}\n${text}`;
   try {
     await Deno.mkdir(dir, { recursive: true });
-    await writeFileAtomic(cacheFile(dir, integrity, kind), text);
+    await writeFileAtomic(cacheFile(dir, integrity, kind), content);
   } catch (error) {
     if (
       !(error instanceof Deno.errors.NotCapable || error instanceof Deno.errors.PermissionDenied)

@@ -5,7 +5,7 @@
  * and a changed file at the same URL is refused until `replio plugin update`.
  * @module
  */
-import { readCached, sha256Integrity, writeCached } from "./plugin_cache.ts";
+import { readCacheEntry, sha256Integrity, writeCached } from "./plugin_cache.ts";
 
 /** How long fetching one plugin may take. */
 const FETCH_TIMEOUT_MS = 15_000;
@@ -26,13 +26,33 @@ export async function fetchPluginSource(url: string): Promise<string> {
   return await response.text();
 }
 
+/** Options for {@link loadPinnedSource}. */
+export interface PinnedSourceOptions {
+  /** Skip the cached copy: the caller found something derived from it changed. */
+  refetch?: boolean;
+  /** Receives a note when a cached copy was changed and so not used. */
+  warn?: (message: string) => void;
+}
+
 /**
  * The source pinned by `integrity`: the cached copy when there is one (no network), else the
  * fetched file, refused when it does not match the pin.
  */
-export async function loadPinnedSource(url: string, integrity: string): Promise<string> {
-  const cached = await readCached(integrity, "source");
-  if (cached !== null) return cached;
+export async function loadPinnedSource(
+  url: string,
+  integrity: string,
+  options: PinnedSourceOptions = {},
+): Promise<string> {
+  if (!options.refetch) {
+    const cached = await readCacheEntry(integrity, "source");
+    if (cached.state === "hit") return cached.text;
+    if (cached.state === "changed") {
+      options.warn?.(
+        `Not using the cached copy of plugin "${url}": "${cached.file}" does not match its ` +
+          "pin: fetched it again",
+      );
+    }
+  }
   const source = await fetchPluginSource(url);
   const actual = await sha256Integrity(source);
   if (actual !== integrity) {

@@ -20,8 +20,8 @@ import {
   workerLabel,
   type WorkerPermissions,
 } from "./plugin_manifest.ts";
-import { toJavaScript } from "./strip_types.ts";
-import { readCached, sha256Integrity, writeCached } from "./plugin_cache.ts";
+import { stripTypes, toJavaScript } from "./strip_types.ts";
+import { readCacheEntry, sha256Integrity, writeCached } from "./plugin_cache.ts";
 import { type PluginReady, PluginWorker, type ReportedTool } from "./worker_host.ts";
 
 const CATEGORIES = ["search", "read", "write", "exec", "ask", "todo", "delegate", "mcp"];
@@ -83,7 +83,7 @@ export async function loadPlugin(
 ): Promise<LoadedPlugin> {
   const { worktree } = options;
   const origin = typeof entry === "string" ? entry : entry.url;
-  const source = await readSource(entry, worktree);
+  const { source, js } = await readCode(entry, options);
   const home = Deno.permissions.querySync({ name: "env", variable: "HOME" }).state === "granted"
     ? Deno.env.get("HOME")
     : undefined;
@@ -100,9 +100,12 @@ export async function loadPlugin(
           : "replio itself was not started with it"),
     );
   }
-  const js = await toJavaScript(source, origin);
   const worker = new PluginWorker(js, permissions, origin);
-  const ready = await startOrRecall(worker, js, permissions);
+  const ready = await startOrRecall(worker, js, permissions, (file) =>
+    options.warn(
+      `Not using the cached tool list of plugin "${origin}": "${file}" was changed after replio ` +
+        "wrote it: its Worker lists the tools again",
+    ));
   const label = workerLabel(permissions);
   const keys = allowedKeys(permissions);
   const tools: PluginTool[] = [];
@@ -145,18 +148,50 @@ async function startOrRecall(
   worker: PluginWorker,
   js: string,
   permissions: WorkerPermissions,
+  onChanged: (file: string) => void,
 ): Promise<PluginReady> {
   const key = await sha256Integrity(JSON.stringify([js, permissions]));
-  const cached = await readCached(key, "tools");
+  const cached = await readCacheEntry(key, "tools");
   // An import that fails only now surfaces on the first call, as that call's error.
-  if (cached !== null) return JSON.parse(cached) as PluginReady;
+  if (cached.state === "hit") return JSON.parse(cached.text) as PluginReady;
+  // A changed list could name other permissions or descriptions than the plugin reports.
+  if (cached.state === "changed") onChanged(cached.file);
   const ready = await worker.start();
   await writeCached(key, "tools", JSON.stringify(ready));
   return ready;
 }
 
-async function readSource(entry: PluginEntry, worktree: string): Promise<string> {
-  if (typeof entry !== "string") return await loadPinnedSource(entry.url, entry.integrity);
+/**
+ * The plugin's source and the JavaScript that runs. What runs is what was pinned (or what the
+ * file holds): a cached JavaScript changed since replio made it is refused with a note, and the
+ * plugin is fetched and checked again (a local file is read again), then stripped afresh.
+ */
+async function readCode(
+  entry: PluginEntry,
+  options: LoadPluginsOptions,
+): Promise<{ source: string; js: string }> {
+  const origin = typeof entry === "string" ? entry : entry.url;
+  const source = await readSource(entry, options);
+  const stripped = await stripTypes(source, origin);
+  if ("code" in stripped) return { source, js: stripped.code };
+  options.warn(
+    `Not running the cached JavaScript of plugin "${origin}": "${stripped.changed}" was changed ` +
+      "after replio made it: " +
+      (typeof entry === "string"
+        ? "made it again from the plugin's file"
+        : "fetched the plugin again, checked it against its pin and made it again"),
+  );
+  const fresh = typeof entry === "string"
+    ? source
+    : await loadPinnedSource(entry.url, entry.integrity, { refetch: true });
+  return { source: fresh, js: await toJavaScript(fresh, origin) };
+}
+
+async function readSource(entry: PluginEntry, options: LoadPluginsOptions): Promise<string> {
+  const { worktree } = options;
+  if (typeof entry !== "string") {
+    return await loadPinnedSource(entry.url, entry.integrity, { warn: options.warn });
+  }
   if (/^https?:/i.test(entry)) {
     throw new Error(
       `a URL plugin needs a pinned integrity: run \`replio plugin add ${entry}\` and drop this ` +
