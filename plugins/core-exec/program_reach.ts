@@ -15,8 +15,9 @@
  *
  * Listing is a claim about every option of the program; unknown programs are open, so a
  * missing entry costs a question, never a widened rule. Option lists were checked against GNU
- * coreutils, findutils, grep, git 2.39 and ripgrep 14. Long options are refused by any prefix
- * too: GNU getopt and git accept an unambiguous abbreviation (`sort --out=f` is `--output`).
+ * coreutils, findutils, grep, git 2.39 and ripgrep 13 and 14. Long options are refused by any
+ * prefix too: GNU getopt and git accept an unambiguous abbreviation (`sort --out=f` is
+ * `--output`).
  * @module
  */
 
