@@ -61,13 +61,12 @@ class Repl implements ReplContext {
     this.styles = createStyles(terminal.color);
     this.#output = new ReplOutput(terminal, this.styles);
     this.#model = new ModelLink(host.connect);
-    this.#sessions = new SessionSlot(
-      host.worktree,
-      (message) => this.print(message, this.styles.dim),
-    );
+    // These come while a turn writes (its first append fails): they wait for the prompt.
+    const dim = (text: string) => this.#output.printLater(text, this.styles.dim);
+    this.#sessions = new SessionSlot(host.worktree, dim);
     this.#history = new InputHistory(host.worktree, {
-      off: (message) => this.print(message, this.styles.dim),
-      error: (message) => this.printError(message),
+      off: dim,
+      error: (message) => this.#output.printLater(`! ${message}`, this.styles.red),
     });
     this.#config = host.config;
     this.#policy = new ToolPolicy({
@@ -164,7 +163,7 @@ class Repl implements ReplContext {
       await runInputLoop(this, editor);
     } finally {
       // Held while the last turn wrote: shown before the REPL ends, not lost.
-      this.#output.showNotices();
+      this.#output.showHeld();
       this.#host.lateNotices?.takeOver(null);
       Deno.removeSignalListener("SIGTERM", onTerminate);
       await this.#history.written();
@@ -179,7 +178,7 @@ class Repl implements ReplContext {
   }
 
   beforePrompt(): void {
-    this.#output.showNotices();
+    this.#output.showHeld();
   }
 
   async sendMessage(text: string): Promise<void> {

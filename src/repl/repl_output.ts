@@ -1,8 +1,9 @@
 /**
- * Where the REPL writes: wrapped and styled lines, markdown, `! …` errors, and warnings that
- * arrive on their own. While a prompt is shown, whatever is written goes above it and the
- * prompt is drawn again with what was typed; a warning that arrives while a turn or command
- * writes waits for the next prompt, so it never cuts into an answer.
+ * Where the REPL writes: wrapped and styled lines, markdown, `! …` errors, and notes that
+ * arrive on their own (an MCP server failing after start-up, history that cannot be saved).
+ * While a prompt is shown, whatever is written goes above it and the prompt is drawn again
+ * with what was typed; a note that arrives while a turn or command writes waits for the next
+ * prompt, so it never cuts into an answer.
  * @module
  */
 import { MarkdownStream, reflowMarkdown, wrapText } from "../ui/markdown.ts";
@@ -16,8 +17,8 @@ export class ReplOutput {
   readonly styles: Styles;
   readonly #terminal: ReplTerminal;
   #editor: LineEditor | null = null;
-  /** Warnings that arrived while no prompt was shown. */
-  #held: string[] = [];
+  /** Notes that arrived while no prompt was shown, with their style. */
+  #held: { text: string; style: (line: string) => string }[] = [];
   /** The writer all of the REPL's output goes through, the renderer's included. */
   readonly writer: TextWriter = { write: (text) => this.#write(text) };
 
@@ -53,17 +54,25 @@ export class ReplOutput {
     this.print(`! ${message}`, this.styles.red);
   }
 
-  /** A warning that arrived on its own: above the prompt at once, else before the next one. */
-  notice(message: string): void {
-    this.#held.push(message);
-    if (this.#editor?.isPromptShown) this.showNotices();
+  /**
+   * Prints `text` as {@link print} does, but never into a turn's output: above the prompt at
+   * once when one is shown, else before the next prompt.
+   */
+  printLater(text: string, style: (line: string) => string): void {
+    this.#held.push({ text, style });
+    if (this.#editor?.isPromptShown) this.showHeld();
   }
 
-  /** Shows the warnings held back; the REPL calls it before each prompt. */
-  showNotices(): void {
+  /** A warning that arrived on its own (`warning: …`), printed as {@link printLater} does. */
+  notice(message: string): void {
+    this.printLater(`warning: ${message}`, this.styles.yellow);
+  }
+
+  /** Prints what was held back; the REPL calls it before each prompt. */
+  showHeld(): void {
     const held = this.#held;
     this.#held = [];
-    for (const message of held) this.print(`warning: ${message}`, this.styles.yellow);
+    for (const { text, style } of held) this.print(text, style);
   }
 
   #write(text: string): void {
