@@ -71,10 +71,11 @@ export async function answerParked(
     if (error instanceof AnswerError) throw new UsageError(error.message);
     throw error;
   }
-  const { parked, prefix } = answered;
+  const { parked, prefix, scope } = answered;
   const what = `${parked.call.call_id} (${describe(parked)})`;
+  const covered = scope ?? `commands starting with "${prefix}"`;
   const more = prefix
-    ? `; later ${parked.call.tool} calls starting with "${prefix}" are allowed for the rest of this turn`
+    ? `; later ${parked.call.tool} ${covered} are allowed for the rest of this turn`
     : "";
   await Deno.stdout.write(
     new TextEncoder().encode(

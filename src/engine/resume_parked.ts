@@ -54,6 +54,8 @@ function answers(parked: ParkedCall, call: AnswerableCall): boolean {
 export interface RecordedAnswer {
   parked: ParkedCall;
   prefix: string | null;
+  /** What the prefix covers, in the tool's words (`commands starting with "ls"`, `exactly "…"`). */
+  scope: string | null;
 }
 
 /** Why an answer cannot be recorded; front-ends map it to exit 2 or HTTP 409. */
@@ -119,7 +121,8 @@ export async function recordAnswer(
     ...(options.reason ? { reason: options.reason } : {}),
     ...(prefix ? { always_prefix: prefix } : {}),
   });
-  return { parked, prefix };
+  const scope = prefix ? options.approval?.describe?.(prefix) ?? null : null;
+  return { parked, prefix, scope };
 }
 
 /** The rule the tool's own parser offers for the parked call, if it also covers that call. */
