@@ -170,6 +170,8 @@ Deno.test("replio serve answers health and tools, and refuses bad routes, bodies
     error: {
       code: "not_found",
       message: `Cannot find "/v1/nope": no such route: see docs/serve.md for the endpoints`,
+      type: "invalid_request_error",
+      param: null,
     },
   });
   const wrongMethod = await api(served, "/v1/turns");
@@ -238,7 +240,12 @@ Deno.test("replio serve runs an allowed tool call and denies run_command headles
   assert.equal(run.status, 403);
   const refusal = "Error: run_command needs confirmation (tool_permission.bash) and this " +
     "headless run cannot ask: it was denied; continue without it (the operator can rerun with --yes)";
-  assert.deepEqual(run.body.error, { code: "denied", message: refusal });
+  assert.deepEqual(run.body.error, {
+    code: "denied",
+    message: refusal,
+    type: "invalid_request_error",
+    param: null,
+  });
   assert.equal(run.body.output, refusal);
   assert.equal(run.body.is_error, true);
   assert.equal(run.body.decision, "denied");
@@ -435,6 +442,8 @@ Deno.test("replio serve refuses a second turn in a busy session with 409 and run
       code: "session_busy",
       message: `Cannot start a turn in session "ses_busy": a turn is already running in it: ` +
         `wait for its turn_end, or use another session`,
+      type: "invalid_request_error",
+      param: null,
     },
   });
   const other = await post(served, "/v1/turns", { prompt: "meanwhile", session: "ses_other" });
@@ -526,6 +535,8 @@ Deno.test("replio serve refuses a body over the limit with 413 and never reads i
     code: "body_too_large",
     message: `Cannot read the request body: it is over the limit of ${MAX_BODY_BYTES} bytes: ` +
       "send a smaller body (shorten the prompt or the history)",
+    type: "invalid_request_error",
+    param: null,
   });
   // Chunked, so no Content-Length announces the size: the limit holds while reading.
   const chunked = await fetch(served.base + "/v1/turns", {

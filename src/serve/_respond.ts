@@ -18,17 +18,40 @@ export function jsonResponse(
   });
 }
 
-/** `{error: {code, message}}` for a thrown error: an HttpError keeps its status, else 500. */
-export function errorResponse(error: unknown): Response {
+/** The `error` object of a response or a stream's error event, in OpenAI's shape. */
+export interface ErrorBody {
+  message: string;
+  type: string;
+  param: string | null;
+  code: string;
+}
+
+/**
+ * `{message, type, param, code}` for a thrown error: an HttpError's own, else a 500's.
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(errorBody(new Error("disk full")), {
+ *   message: "disk full",
+ *   type: "server_error",
+ *   param: null,
+ *   code: "internal",
+ * });
+ * ```
+ */
+export function errorBody(error: unknown): ErrorBody {
   if (error instanceof HttpError) {
-    return jsonResponse(
-      { error: { code: error.code, message: error.message } },
-      error.status,
-      error.headers,
-    );
+    return { message: error.message, type: error.type, param: error.param, code: error.code };
   }
   const message = error instanceof Error ? error.message : String(error);
-  return jsonResponse({ error: { code: "internal", message } }, 500);
+  return { message, type: "server_error", param: null, code: "internal" };
+}
+
+/** `{error: {message, type, param, code}}` for a thrown error: an HttpError keeps its status. */
+export function errorResponse(error: unknown): Response {
+  const status = error instanceof HttpError ? error.status : 500;
+  const headers = error instanceof HttpError ? error.headers : {};
+  return jsonResponse({ error: errorBody(error) }, status, headers);
 }
 
 /**

@@ -8,6 +8,12 @@ import { toWire } from "../ui/stream_json.ts";
 
 const encoder = new TextEncoder();
 
+/** The headers of every server-sent event response. */
+export const SSE_HEADERS: Readonly<Record<string, string>> = {
+  "content-type": "text/event-stream; charset=utf-8",
+  "cache-control": "no-cache",
+};
+
 /**
  * One event as SSE text: an `event:` line naming its type, a `data:` line with its JSON, and
  * the blank line that ends it. JSON escapes newlines, so the data is always one line.
