@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { waitUntil as waitLong } from "./support/deadline.ts";
 import { setup, shellQuote, TmuxRepl, waitUntil } from "./support/tmux_repl.ts";
+import { processesMatching } from "./support/process_state.ts";
 import { tempWorktree } from "./support/worktree.ts";
 
 /** The screen's lines without the blank ones tmux pads it with. */
@@ -59,12 +60,16 @@ Deno.test("repl keeps a streaming answer intact when the terminal is resized", a
   await repl.waitForPrompt();
 });
 
-Deno.test("repl shows an MCP server's late start-up failure above the prompt and redraws it", async () => {
-  await using env = await setup([]);
-  // The server waits on a FIFO before it fails: the test decides when, after the prompt is up.
-  const gate = join(env.wt.path, "gate.fifo");
+/**
+ * An MCP server configured to fail at start-up when the test says so: it waits on a FIFO, then
+ * exits. `release` lets it fail and resolves once it has exited.
+ */
+async function lateFailingServer(
+  wt: { path: string; write(path: string, text: string): Promise<void> },
+) {
+  const gate = join(wt.path, "gate.fifo");
   await new Deno.Command("mkfifo", { args: [gate] }).output();
-  await env.wt.write(
+  await wt.write(
     ".test-xdg/replio/config.yaml",
     [
       "mcp_startup_wait: 0",
@@ -73,21 +78,67 @@ Deno.test("repl shows an MCP server's late start-up failure above the prompt and
       "",
     ].join("\n"),
   );
+  return {
+    async release() {
+      // Opening the FIFO waits for the server to open it: the failure comes only now.
+      const writer = await Deno.open(gate, { write: true });
+      await writer.write(new TextEncoder().encode("go\n"));
+      writer.close();
+      await waitUntil(async () => (await processesMatching(gate)) === 0, "the MCP server to exit");
+    },
+  };
+}
+
+Deno.test("repl shows an MCP server's late start-up failure above the prompt and redraws it", async () => {
+  await using env = await setup([]);
+  const server = await lateFailingServer(env.wt);
   await using repl = await TmuxRepl.start(env.wt.path, env.args);
   await repl.type("half typed");
   await repl.waitFor(/\n> half typed\s*$/, "the typed text at the prompt");
-  // Opening the FIFO waits for the server to open it: the failure comes only now.
-  const writer = await Deno.open(gate, { write: true });
-  await writer.write(new TextEncoder().encode("go\n"));
-  writer.close();
+  await server.release();
   const screen = await repl.waitFor(/MCP server "late"[\s\S]*\n> half typed\s*$/, "the warning");
   const lines = screenLines(screen);
   const warning = lines.findIndex((line) => line.includes('MCP server "late"'));
-  assert.ok(!lines[warning]!.startsWith(">"), `the warning has a line of its own:\n${screen}`);
+  assert.ok(lines[warning]!.startsWith("warning: Cannot start"), `a line of its own:\n${screen}`);
   assert.equal(lines.filter((line) => line.startsWith(">")).length, 1, screen);
   // Typing goes on where it stopped, on the redrawn line.
   await repl.type(" and more");
   await repl.waitFor(/\n> half typed and more\s*$/, "the typed text continued");
+});
+
+Deno.test("repl holds a warning that arrives while an answer streams until the turn ends", async () => {
+  await using env = await setup([
+    {
+      text: "Streaming line one.\nStreaming line two ",
+      chunkSize: 1000,
+      fault: "hang",
+      faultAfter: 2,
+    },
+  ]);
+  const server = await lateFailingServer(env.wt);
+  await using repl = await TmuxRepl.start(env.wt.path, env.args);
+  await repl.enter("stream please");
+  await repl.waitFor("Streaming line two");
+  await server.release();
+  await repl.keys("C-c");
+  // Held to the turn's end, or (had it come later) above the prompt: the same screen either way.
+  const screen = await repl.waitFor(
+    /\(cancelled\)[\s\S]*MCP server "late"[\s\S]*\n>\s*$/,
+    "the warning",
+  );
+  const lines = screenLines(screen);
+  const start = lines.indexOf("> stream please");
+  assert.deepEqual(lines.slice(start, start + 4), [
+    "> stream please",
+    "Streaming line one.",
+    "Streaming line two… (interrupted)",
+    "(cancelled)",
+  ], screen);
+  const warning = lines.findIndex((line) =>
+    line.startsWith('warning: Cannot start MCP server "late"')
+  );
+  assert.ok(warning > start + 3, `after the turn:\n${screen}`);
+  assert.equal(lines.at(-1), ">", screen);
 });
 
 /**

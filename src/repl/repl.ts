@@ -24,7 +24,7 @@ import { ModelLink } from "./model_link.ts";
 import type { PagerTerminal } from "./output_pager.ts";
 import type { ReplHost, ReplTerminal } from "./repl_host.ts";
 import { ReplOutput } from "./repl_output.ts";
-import { chooseSessionToResume, SessionSlot } from "./session_slot.ts";
+import { chooseSessionToResume, type SessionSettings, SessionSlot } from "./session_slot.ts";
 import { TurnRunner } from "./turn_runner.ts";
 
 /** Runs the REPL until the person quits; returns the exit code. */
@@ -111,32 +111,9 @@ class Repl implements ReplContext {
   async run(): Promise<number> {
     const historySize = this.#config.get("history_size");
     const [history] = await Promise.all([this.#history.load(historySize), this.#connect()]);
-    const editor = new LineEditor({
-      terminal: this.#terminal.isTerminal,
-      history,
-      historySize,
-      complete: (line) =>
-        completeLine(line, {
-          commands: this.commands.map((c) => c.name),
-          argumentsOf: (name) => this.commands.find((c) => c.name === name)?.complete?.(this),
-          worktree: this.worktree,
-          home: readHome(),
-        }),
-      onEntry: (entry) => this.#history.append(entry),
-    });
-    this.#editor = editor;
-    this.#output.attach(editor);
-    this.#turns = new TurnRunner((prompt) => editor.question(prompt));
+    const editor = this.#openEditor(history, historySize);
     const sessionId = this.#host.pickSession
-      ? await chooseSessionToResume(this.worktree, {
-        isTerminal: editor.isTerminal,
-        out: this.#terminal.out,
-        styles: this.styles,
-        width: this.width,
-        readKeys: (onKeys) => editor.readKeys(onKeys),
-        print: (text, style) => this.print(text, style),
-        printError: (message) => this.printError(message),
-      })
+      ? await this.#chooseResume(editor)
       : this.#host.sessionId;
     await this.#sessions.open(sessionId, this.#sessionSettings());
     this.#sink = new TerminalSink({
@@ -162,14 +139,48 @@ class Repl implements ReplContext {
       this.#host.lateNotices?.takeOver((message) => this.#output.notice(message));
       await runInputLoop(this, editor);
     } finally {
-      // Held while the last turn wrote: shown before the REPL ends, not lost.
-      this.#output.showHeld();
-      this.#host.lateNotices?.takeOver(null);
       Deno.removeSignalListener("SIGTERM", onTerminate);
       await this.#history.written();
+      // Held while the last turn wrote (or the last history write failed): shown, not lost.
+      this.#output.showHeld();
+      this.#host.lateNotices?.takeOver(null);
       this.#shutdown();
     }
     return 0;
+  }
+
+  /** The line editor, with the worktree's history and Tab completion; output goes above it. */
+  #openEditor(history: string[], historySize: number): LineEditor {
+    const editor = new LineEditor({
+      terminal: this.#terminal.isTerminal,
+      history,
+      historySize,
+      complete: (line) =>
+        completeLine(line, {
+          commands: this.commands.map((c) => c.name),
+          argumentsOf: (name) => this.commands.find((c) => c.name === name)?.complete?.(this),
+          worktree: this.worktree,
+          home: readHome(),
+        }),
+      onEntry: (entry) => this.#history.append(entry),
+    });
+    this.#editor = editor;
+    this.#output.attach(editor);
+    this.#turns = new TurnRunner((prompt) => editor.question(prompt));
+    return editor;
+  }
+
+  /** `--resume`: the session picker, or a new session when there is nothing to pick from. */
+  #chooseResume(editor: LineEditor): Promise<string | undefined> {
+    return chooseSessionToResume(this.worktree, {
+      isTerminal: editor.isTerminal,
+      out: this.#terminal.out,
+      styles: this.styles,
+      width: this.width,
+      readKeys: (onKeys) => editor.readKeys(onKeys),
+      print: (text, style) => this.print(text, style),
+      printError: (message) => this.printError(message),
+    });
   }
 
   promptText(): string {
@@ -314,7 +325,7 @@ class Repl implements ReplContext {
     this.#exitRequested = true;
   }
 
-  #sessionSettings() {
+  #sessionSettings(): SessionSettings {
     return { config: this.#config, model: this.model };
   }
 
