@@ -118,6 +118,10 @@ export async function listTools(options: ToolsCommandOptions): Promise<number> {
   } else {
     // A tool the process cannot serve is shown with the flag that would serve it; a policy
     // deny stays a footnote, as spec/tools.md lists it.
+    // A bundled tool is read-only by its permission key, which the row shows already: only a
+    // tool's own evidence (an MCP server's readOnlyHint, a plugin's Worker) is worth a word.
+    const ownEvidence = (row: { name: string; read_only?: string }) =>
+      row.read_only !== undefined && ws.registry.lookup(row.name)?.tool.readOnly !== undefined;
     const unavailable = hidden.filter((h) => h.reason.startsWith(DENO_REASON));
     const denied = hidden.filter((h) => !h.reason.startsWith(DENO_REASON));
     text = warnings.map((w) => `warning: ${w}\n`).join("") +
@@ -127,7 +131,9 @@ export async function listTools(options: ToolsCommandOptions): Promise<number> {
           r.name,
           r.category,
           r.permission,
-          `${r.action.padEnd(5)} (${r.reason}${r.read_only ? `; read-only: ${r.read_only}` : ""})`,
+          `${r.action.padEnd(5)} (${r.reason}${
+            ownEvidence(r) ? `; read-only: ${r.read_only}` : ""
+          })`,
           `[${r.isolation}]`,
           r.short,
         ]),
@@ -135,6 +141,10 @@ export async function listTools(options: ToolsCommandOptions): Promise<number> {
       ]) +
       (denied.length
         ? `hidden by policy: ${denied.map((h) => `${h.name} (${h.reason})`).join(", ")}\n`
+        : "") +
+      (rows.some((r) => r.read_only !== undefined)
+        ? `read-only mode: only tools proven read-only run (bundled ones by permission key, MCP ` +
+          `tools by readOnlyHint, plugin tools by what their Worker may do)\n`
         : "") +
       (listing.mcp_servers ?? []).map(describeServer).join("");
   }
