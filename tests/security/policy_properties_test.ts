@@ -1,7 +1,7 @@
 /**
- * A seeded property test of the policy: thousands of random worlds (global config, project config, trust), modes, calls and answers run through invokeTool, checking what really changed on disk.
- * It checks: an explicit deny beats every allow, answer and --yes; a protected path is never written without a person's answer for that call; plan mode never writes or runs; an untrusted project never loosens; an answer never covers another call; `policy explain` gives the decision the call gets.
- * Rerun a failure with the seed it prints: REPLIO_PROPERTY_SEED=<n> deno task test tests/security/policy_properties_test.ts (REPLIO_PROPERTY_CASES=<n> sets the number of calls).
+ * Checks, on thousands of random worlds (global and project config, trust, mode, call, answer) run through invokeTool and judged by what changed on disk:
+ * an explicit deny beats every allow, answer and --yes; a protected path is never written without a person's answer; plan mode never writes or runs; an untrusted project never loosens; an answer never covers another call; `policy explain` gives the call's decision.
+ * Each run draws a fresh seed and prints it: rerun one with REPLIO_PROPERTY_SEED=<n> deno task test tests/security/policy_properties_test.ts (REPLIO_PROPERTY_CASES=<n> sets the number of calls).
  * @module
  */
 import assert from "node:assert/strict";
@@ -83,13 +83,29 @@ function report(line: string): void {
   Deno.stderr.writeSync(new TextEncoder().encode(`${line}\n`));
 }
 
-/** The seed of this run: REPLIO_PROPERTY_SEED, or a fresh one so that every CI run explores. */
+let chosenSeed: number | undefined;
+
+/**
+ * The seed of this run, the same for both tests of the file: REPLIO_PROPERTY_SEED, or a fresh
+ * one so that every CI run explores worlds the last did not.
+ */
 function runSeed(): number {
-  return numberFromEnv(
+  chosenSeed ??= numberFromEnv(
     "REPLIO_PROPERTY_SEED",
     Math.floor(Math.random() * 2 ** 32),
     "a seed (a whole number)",
   );
+  return chosenSeed;
+}
+
+/** Runs `check`; on any failure (a thrown error too, not only a broken property) names the seed. */
+async function withSeed(seed: number, check: () => Promise<void>): Promise<void> {
+  try {
+    await check();
+  } catch (error) {
+    report(`Failed with seed ${seed}: rerun with REPLIO_PROPERTY_SEED=${seed}`);
+    throw error;
+  }
 }
 
 /** The bundled tools the draws use, their aliases, and every name tools.deny / allow may list. */
@@ -133,6 +149,11 @@ Deno.test("policy properties hold for random configs, trust, modes, calls and an
   const seed = runSeed();
   const cases = numberFromEnv("REPLIO_PROPERTY_CASES", DEFAULT_CASES, "a number of calls");
   report(`policy properties: seed ${seed}, ${cases} calls (rerun: REPLIO_PROPERTY_SEED=${seed})`);
+  await withSeed(seed, () => checkProperties(seed, cases));
+});
+
+/** Draws `cases` calls (and resumed turns) over fresh worlds, checking each as it goes. */
+async function checkProperties(seed: number, cases: number): Promise<void> {
   const started = performance.now();
   const tally: Tally = new Map();
   let made = 0;
@@ -160,11 +181,19 @@ Deno.test("policy properties hold for random configs, trust, modes, calls and an
       `seed ${seed}: no call exercised "${label}"`,
     );
   }
-});
+}
 
 Deno.test("replio policy explain gives the decision the call gets, on drawn worlds", async () => {
   const seed = runSeed();
   report(`policy explain sample: seed ${seed} (rerun: REPLIO_PROPERTY_SEED=${seed})`);
+  await withSeed(seed, () => checkExplainCommand(seed));
+});
+
+/**
+ * Runs the real `replio policy explain --json` on one drawn call per world (global config found
+ * through XDG_CONFIG_HOME, as for a user) and holds its action and promise to what the call gets.
+ */
+async function checkExplainCommand(seed: number): Promise<void> {
   const tally: Tally = new Map();
   await eachWorld(seed, tally, async (run) => {
     const { world, drawn, draw } = run;
@@ -212,7 +241,7 @@ Deno.test("replio policy explain gives the decision the call gets, on drawn worl
     return 1;
   }, EXPLAIN_SAMPLES);
   report(`policy explain sample: ${[...tally].map(([label, n]) => `${n} ${label}`).join(", ")}`);
-});
+}
 
 /** Labels (prefixes) every full run must have counted: each property and its control. */
 const EXERCISED = [

@@ -48,6 +48,10 @@ const WRITE_PATHS: readonly { given: string; target: string; isProtected: boolea
   { given: "hooklink", target: "wt/.git/link-target", isProtected: true },
   { given: ".GIT/prop-target", target: "wt/.GIT/prop-target", isProtected: true },
   { given: "sub/.git/prop-target", target: "wt/sub/.git/prop-target", isProtected: true },
+  { given: ".git/./prop-target", target: "wt/.git/prop-target", isProtected: true },
+  { given: "chain/prop-target", target: "wt/.git/prop-target", isProtected: true },
+  { given: "danglink", target: "wt/.git/dangling-target", isProtected: true },
+  { given: "linked/.git", target: "wt/linked/.git", isProtected: true },
   { given: ".replio/prop-target", target: "wt/.replio/prop-target", isProtected: true },
   { given: "replink/prop-target", target: "wt/.replio/prop-target", isProtected: true },
   { given: ".git/hooks/post-checkout", target: "wt/.git/hooks/post-checkout", isProtected: true },
@@ -62,7 +66,11 @@ const WRITE_PATHS: readonly { given: string; target: string; isProtected: boolea
 ];
 
 /** Files that do not exist until a write makes them. */
-const NEW_TARGETS = new Set(["wt/new/c.txt", "wt/.git/hooks/post-checkout"]);
+const NEW_TARGETS = new Set([
+  "wt/new/c.txt",
+  "wt/.git/hooks/post-checkout",
+  "wt/.git/dangling-target",
+]);
 
 /** The content every existing write target starts with (and is reset to before a call). */
 export const ORIGINAL_CONTENT = "original\n";

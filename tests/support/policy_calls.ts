@@ -8,7 +8,6 @@
  */
 import assert from "node:assert/strict";
 import { ConfigError } from "../../src/config/mod.ts";
-import type { createRegistry } from "../../src/plugins/mod.ts";
 import {
   type AnswerableCall,
   createToolContext,
@@ -22,8 +21,10 @@ import {
   type PolicyStep,
   type SessionApprovals,
   type Tool,
+  ToolCallError,
   toolIsolation,
   ToolPolicy,
+  type ToolRegistry,
 } from "../../src/tools/mod.ts";
 import { CollectingSink } from "../../src/ui/collecting_sink.ts";
 import type { ConfirmAnswer, ConfirmRequest } from "../../src/ui/events.ts";
@@ -56,7 +57,7 @@ class AnsweringSink extends CollectingSink {
 export interface WorldRun {
   drawn: DrawnConfig;
   world: PolicyWorld;
-  registry: ReturnType<typeof createRegistry>;
+  registry: ToolRegistry;
   aliases: ReadonlyMap<string, readonly string[]>;
   approvals: SessionApprovals;
   draw: Draw;
@@ -109,15 +110,25 @@ export async function makeCall(run: WorldRun, plan: CallPlan): Promise<MadeCall 
       approvals: answerer.kind === "person" ? run.approvals : undefined,
     });
   } catch (error) {
-    if (!(error instanceof ConfigError) || expected.isModeKnown) throw error;
-    assert.match(error.message, /^Cannot use mode "[^"]+": no such mode: use one of /);
+    if (!(error instanceof ConfigError)) throw error;
+    if (
+      expected.isModeKnown ||
+      !/^Cannot use mode "[^"]+": no such mode: use one of /.test(error.message)
+    ) {
+      failCase(run, plan, null, {
+        property: "a mode the config defines starts",
+        detail: error.message,
+      });
+    }
     countCase(run.tally, "clear error: an unknown mode");
     return null;
   }
-  assert.ok(
-    expected.isModeKnown,
-    `mode "${expected.mode}" should be unknown in this world, yet the policy took it`,
-  );
+  if (!expected.isModeKnown) {
+    failCase(run, plan, null, {
+      property: "an unknown mode is refused",
+      detail: `no loaded file defines mode "${expected.mode}", yet the policy took it`,
+    });
+  }
   const tool = prepared(run, call)?.tool ?? null;
   const explained = tool ? await explain(run, world.config, plan.mode, call) : null;
   // A trusted project may define the mode itself; without its file the mode does not exist.
@@ -126,13 +137,7 @@ export async function makeCall(run: WorldRun, plan: CallPlan): Promise<MadeCall 
     : null;
 
   await world.reset(call.probe);
-  const sink = new AnsweringSink(
-    answerer.kind === "person" && answerer.answer === "edited"
-      ? { edited: String(call.args.command) }
-      : answerer.kind === "person" && answerer.answer !== "edited"
-      ? answerer.answer
-      : "no",
-  );
+  const sink = new AnsweringSink(personAnswer(answerer, call));
   const audit: PermissionRecord[] = [];
   let given: GivenAnswer | undefined;
   const ctx = createToolContext({
@@ -146,6 +151,7 @@ export async function makeCall(run: WorldRun, plan: CallPlan): Promise<MadeCall 
     ctx,
     sink,
     audit: (record) => audit.push(record),
+    // Keeps what the recorded answer gave, to check it was given only for its own call.
     answer: plan.answer &&
       (async (answerable: AnswerableCall) => given = await plan.answer!(answerable)),
   }, { id: call.id, name: call.name, arguments: call.args });
@@ -169,6 +175,12 @@ export async function makeCall(run: WorldRun, plan: CallPlan): Promise<MadeCall 
   return { seen, parked: outcome.parked };
 }
 
+/** What the person at the prompt says; a headless run never asks, and "no" is the safe reply. */
+function personAnswer(answerer: Answerer, call: DrawnCall): ConfirmAnswer {
+  if (answerer.kind !== "person") return "no";
+  return answerer.answer === "edited" ? { edited: String(call.args.command) } : answerer.answer;
+}
+
 function knowsMode(config: PolicyWorld["config"], mode: string | undefined): boolean {
   return modeNames(config).includes(mode ?? config.get("mode"));
 }
@@ -179,8 +191,9 @@ function prepared(
 ): { tool: Tool; args: Record<string, unknown> } | null {
   try {
     return run.registry.prepare(call.name, call.args);
-  } catch {
-    return null;
+  } catch (error) {
+    if (error instanceof ToolCallError) return null;
+    throw error;
   }
 }
 
@@ -203,7 +216,7 @@ async function explain(
 export function failCase(
   run: WorldRun,
   plan: CallPlan,
-  seen: ObservedCall,
+  seen: ObservedCall | null,
   violation: Violation,
 ): never {
   assert.fail(
@@ -214,7 +227,7 @@ export function failCase(
 }
 
 /** The whole case, as a person rerunning it needs to read it. */
-function describeCase(run: WorldRun, plan: CallPlan, seen: ObservedCall): string {
+function describeCase(run: WorldRun, plan: CallPlan, seen: ObservedCall | null): string {
   const { drawn } = run;
   const indent = (text: string) => text.trimEnd().replaceAll(/^/gm, "    ");
   const project = drawn.project === null
@@ -222,7 +235,7 @@ function describeCase(run: WorldRun, plan: CallPlan, seen: ObservedCall): string
     : drawn.project === "invalid"
     ? "    (not valid YAML)"
     : indent(layerYaml(drawn.project));
-  const explained = seen.explained?.resolution;
+  const explained = seen?.explained?.resolution;
   return [
     `World ${run.index} (root ${run.world.root}, removed after the test):`,
     `  trust: --trust ${drawn.trustFlag}, global trusted_folders [${
@@ -234,14 +247,18 @@ function describeCase(run: WorldRun, plan: CallPlan, seen: ObservedCall): string
     `  project config:`,
     project,
     `Call: ${plan.call.name} ${JSON.stringify(plan.call.args)} (id ${plan.call.id}) in mode ` +
-    `${plan.mode ?? `(config: ${seen.expected.mode})`}, answered by ${
+    `${plan.mode ?? `${expectPolicy(drawn, undefined).mode} (the config's)`}, answered by ${
       describeAnswerer(plan.answerer)
     }`,
     ...(plan.story ? [`  ${plan.story}`] : []),
-    `  explain: ${
-      explained ? `${explained.action} (${explained.reason})` : "(did not prepare)"
-    }; ` +
-    `invokeTool: ${seen.audit?.action} → ${seen.decision} (${seen.audit?.reason}); ran ${seen.ran}`,
-    `  explain steps: ${seen.explained?.trace.map((s) => `${s.step} ${s.result}`).join(", ")}`,
+    ...(seen
+      ? [
+        `  explain: ${
+          explained ? `${explained.action} (${explained.reason})` : "(did not prepare)"
+        }; invokeTool: ${seen.audit?.action} → ${seen.decision} (${seen.audit?.reason}); ` +
+        `ran ${seen.ran}`,
+        `  explain steps: ${seen.explained?.trace.map((s) => `${s.step} ${s.result}`).join(", ")}`,
+      ]
+      : []),
   ].join("\n");
 }

@@ -39,6 +39,8 @@ const FILES: Record<string, string> = {
   "wt/.GIT/prop-target": ORIGINAL_CONTENT,
   "wt/sub/.git/prop-target": ORIGINAL_CONTENT,
   "wt/.replio/prop-target": ORIGINAL_CONTENT,
+  // A linked worktree's or submodule's `.git` is a file.
+  "wt/linked/.git": ORIGINAL_CONTENT,
   "outside.txt": ORIGINAL_CONTENT,
   "outside-read.txt": "outside-secret\n",
   "other/.git/prop-target": ORIGINAL_CONTENT,
@@ -57,6 +59,8 @@ const LINKS: Record<string, string> = {
   "wt/replink": ".replio",
   "wt/hooklink": ".git/link-target",
   "wt/outlink": "../outside.txt",
+  "wt/chain": "gitlink",
+  "wt/danglink": ".git/dangling-target",
   "wtlink": "wt",
 };
 
