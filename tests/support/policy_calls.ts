@@ -167,6 +167,7 @@ export async function makeCall(run: WorldRun, plan: CallPlan): Promise<MadeCall 
     isTrustedByConfig: world.config.trust.trusted,
     decision: outcome.decision,
     isError: outcome.isError,
+    output: outcome.output,
     audit: audit[0],
     confirms: sink.requests,
     given,
@@ -258,6 +259,7 @@ function describeCase(run: WorldRun, plan: CallPlan, seen: ObservedCall | null):
         }; invokeTool: ${seen.audit?.action} → ${seen.decision} (${seen.audit?.reason}); ` +
         `ran ${seen.ran}`,
         `  explain steps: ${seen.explained?.trace.map((s) => `${s.step} ${s.result}`).join(", ")}`,
+        `  the model got: ${JSON.stringify(seen.output.slice(0, 200))}`,
       ]
       : []),
   ].join("\n");

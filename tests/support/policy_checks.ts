@@ -25,6 +25,8 @@ export interface ObservedCall {
   isTrustedByConfig: boolean;
   decision: Decision | null;
   isError: boolean;
+  /** What the model got (a report shows its start). */
+  output: string;
   audit: PermissionRecord | undefined;
   confirms: readonly ConfirmRequest[];
   /** An earlier answer invokeTool used for this call (a parked call's recorded answer). */
@@ -69,7 +71,9 @@ function checkNothingRunsUngranted(seen: ObservedCall, tally: Tally): Violation 
     if (!seen.ran) {
       return {
         property: "a granted call is seen to run",
-        detail: "granted, no error, no change seen",
+        detail: `granted, no error, no change seen; it returned ${
+          JSON.stringify(seen.output.slice(0, 300))
+        }`,
       };
     }
     countCase(tally, `control: a granted ${seen.call.probe.kind} call is seen`);
