@@ -36,6 +36,7 @@ export async function writeFileAtomic(
   // Metadata calls are synchronous (microseconds, against ~70 µs apiece async); the data is
   // written asynchronously, as it may be large.
   const mode = options.mode !== undefined ? options.mode : existingMode(file);
+  // The name isAtomicTemp recognises: hidden, beside the file, 8 random hex digits.
   const temp = join(dirname(file), `.${basename(file)}.${crypto.randomUUID().slice(0, 8)}.tmp`);
   if (options.resolved) assertResolved(file);
   try {
@@ -49,6 +50,21 @@ export async function writeFileAtomic(
     await Deno.remove(temp).catch(() => {});
     throw isAccessError(error) ? explainUnwritable(file, error) : error;
   }
+}
+
+/**
+ * Whether `name`, in `file`'s folder, is a new version of `file` that {@link writeFileAtomic}
+ * was writing when its process was killed: the rename never came, so it stays beside the file.
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * assert.equal(isAtomicTemp("/w/a.txt", ".a.txt.1f2e3d4c.tmp"), true);
+ * assert.equal(isAtomicTemp("/w/a.txt", ".b.txt.1f2e3d4c.tmp"), false);
+ * ```
+ */
+export function isAtomicTemp(file: string, name: string): boolean {
+  const prefix = `.${basename(file)}.`;
+  return name.startsWith(prefix) && /^[0-9a-f]{8}\.tmp$/.test(name.slice(prefix.length));
 }
 
 function existingMode(file: string): number | null {

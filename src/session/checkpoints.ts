@@ -5,8 +5,9 @@
  * can show what the session changed.
  * @module
  */
-import { join } from "../fs/path.ts";
+import { dirname, join } from "../fs/path.ts";
 import { readTextIfExists } from "../fs/read_text_if_exists.ts";
+import { isAtomicTemp } from "../fs/write_file_atomic.ts";
 
 /** One saved path of a turn: its content before the turn, or null when it did not exist. */
 interface SavedFile {
@@ -95,6 +96,26 @@ export class Checkpoints {
     }
     await Deno.remove(dir, { recursive: true });
     return restored;
+  }
+
+  /**
+   * The temporary files that writes of `turn`'s paths left when the process was killed mid-write
+   * (the new version, never renamed over the file). A file tool saves a path before it writes
+   * it, so the manifest names every file such a write could belong to.
+   */
+  async interruptedWrites(turn: number): Promise<string[]> {
+    const temps: string[] = [];
+    for (const { path } of await this.#manifest(turn)) {
+      const dir = dirname(path);
+      const entries = await Array.fromAsync(Deno.readDir(dir)).catch((error) => {
+        if (error instanceof Deno.errors.NotFound) return [];
+        throw error;
+      });
+      for (const entry of entries) {
+        if (entry.isFile && isAtomicTemp(path, entry.name)) temps.push(join(dir, entry.name));
+      }
+    }
+    return temps;
   }
 
   /** Every path the session's checkpoints hold, with its first saved content and its content now. */

@@ -10,6 +10,7 @@ import type { ChatMessage, ToolCall, Usage } from "../providers/types.ts";
 import type { PermissionRecord } from "../tools/audit.ts";
 import type { TurnStatus } from "../ui/events.ts";
 import { Checkpoints } from "./checkpoints.ts";
+import { readFileTail } from "./file_tail.ts";
 import { scanSession } from "./load_session.ts";
 import type { NewRecord, SessionHeader, SessionRecord } from "./records.ts";
 import { serializeRecord, type WriteRules, writeRulesFromConfig } from "./serialize_record.ts";
@@ -76,7 +77,13 @@ export async function openSession(worktree: string, options: OpenSessionOptions)
   // history and the prompt a retry sends are those of the closed turn.
   const ts = new Date().toISOString();
   const repairs = state.repairs().map((record) => ({ ...record, ts }) as SessionRecord);
+  const crashed = repairs.some((record) => record.type === "turn_end");
+  const leftovers = crashed ? await checkpointsOf(path).interruptedWrites(state.turns) : [];
   for (const record of repairs) state.apply(record);
+  const tail = await readFileTail(path, size);
+  // A kill mid-append leaves part of a line: no record, and once ended by a newline a line that
+  // would never parse. It is dropped, so every line of the file parses again.
+  const cut = !tail.endsWithNewline && report.truncatedLine;
   return new Session({
     path,
     header: report.header ?? fresh,
@@ -85,21 +92,35 @@ export async function openSession(worktree: string, options: OpenSessionOptions)
     warnings: report.warnings,
     onUnwritable,
     resume: {
-      needsNewline: !(await endsWithNewline(path, size)),
+      needsNewline: !tail.endsWithNewline && !cut,
+      cutLine: cut ? { from: tail.lastLineStart, size } : null,
       needsHeader: report.header === null,
       repairs,
+      leftovers,
     },
   });
 }
 
 /** What a resumed file needs before its next line. */
 interface ResumeFixes {
-  /** The last line was cut: end it, so the next record starts a line of its own. */
+  /** The last line is a whole record without its newline: end it. */
   needsNewline: boolean;
+  /** The last line was cut by a kill: the file is cut back to `from` while it is `size` bytes. */
+  cutLine: { from: number; size: number } | null;
   needsHeader: boolean;
   /** Records that close a crashed turn, already applied to the state: written, not applied. */
   repairs: SessionRecord[];
+  /** Temporary files the crashed turn's killed writes left in the worktree: removed. */
+  leftovers: string[];
 }
+
+const NO_FIXES: ResumeFixes = {
+  needsNewline: false,
+  cutLine: null,
+  needsHeader: false,
+  repairs: [],
+  leftovers: [],
+};
 
 interface SessionInit {
   path: string;
@@ -144,9 +165,9 @@ export class Session implements Disposable {
     this.warnings = init.warnings;
     this.#state = init.state;
     this.#rules = init.rules;
-    this.#resume = init.resume ?? { needsNewline: false, needsHeader: true, repairs: [] };
+    this.#resume = init.resume ?? { ...NO_FIXES, needsHeader: true };
     this.#onUnwritable = init.onUnwritable;
-    this.checkpoints = new Checkpoints(this.path.replace(/\.jsonl$/, ".checkpoints"));
+    this.checkpoints = checkpointsOf(this.path);
   }
 
   /** Why this session is not saved (e.g. a read-only worktree), or null when it is. */
@@ -199,18 +220,20 @@ export class Session implements Disposable {
     let text = serializeRecord(full, this.#rules);
     let prelude: SessionRecord[] = [];
     if (this.#file === null) {
-      const fixes = this.#resume ?? { needsNewline: false, needsHeader: false, repairs: [] };
+      const fixes = this.#resume ?? NO_FIXES;
       prelude = fixes.repairs;
       const header: SessionRecord[] = fixes.needsHeader
         ? [{ type: "session", ts: this.header.created, ...this.header }]
         : [];
       // Synthetic results are ours, not a tool's output: noise_tools and caps do not apply.
       const exact = { ...this.#rules, noiseTools: new Set<string>(), toolMaxChars: 0 };
-      text = (fixes.needsNewline ? "\n" : "") +
-        [...header, ...prelude].map((r) => serializeRecord(r, exact)).join("") + text;
+      text = [...header, ...prelude].map((r) => serializeRecord(r, exact)).join("") + text;
+      let ending = fixes.needsNewline ? "\n" : "";
       if (this.#unwritable === null) {
         try {
           this.#file = openForAppend(this.path);
+          if (fixes.cutLine && !dropCutLine(this.#file, fixes.cutLine)) ending = "\n";
+          for (const temp of fixes.leftovers) removeIfPresent(temp);
           this.#resume = null;
         } catch (error) {
           if (!isAccessError(error)) throw error;
@@ -222,6 +245,7 @@ export class Session implements Disposable {
           );
         }
       }
+      text = ending + text;
     }
     if (this.#file !== null) writeWhole(this.#file, new TextEncoder().encode(text));
     this.#state.apply(full);
@@ -304,12 +328,27 @@ async function fileSize(path: string): Promise<number> {
   }
 }
 
-async function endsWithNewline(path: string, size: number): Promise<boolean> {
-  using file = await Deno.open(path, { read: true });
-  await file.seek(size - 1, Deno.SeekMode.Start);
-  const last = new Uint8Array(1);
-  await file.read(last);
-  return last[0] === 0x0a;
+/** The checkpoints kept beside the session file at `path`. */
+function checkpointsOf(path: string): Checkpoints {
+  return new Checkpoints(path.replace(/\.jsonl$/, ".checkpoints"));
+}
+
+/**
+ * Cuts the file back to the end of its last whole line, unless it has changed since it was read
+ * (another process appended): then the caller ends the cut line instead.
+ */
+function dropCutLine(file: Deno.FsFile, cut: { from: number; size: number }): boolean {
+  if (file.statSync().size !== cut.size) return false;
+  file.truncateSync(cut.from);
+  return true;
+}
+
+function removeIfPresent(path: string): void {
+  try {
+    Deno.removeSync(path);
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  }
 }
 
 function openForAppend(path: string): Deno.FsFile {
@@ -317,8 +356,13 @@ function openForAppend(path: string): Deno.FsFile {
   ensureStateDir(dirname(dir));
   try {
     Deno.mkdirSync(dir, { mode: 0o700 });
-    // Transcripts hold file contents and command output: keep them out of commits by default.
-    Deno.writeTextFileSync(join(dir, ".gitignore"), "*\n");
+  } catch (error) {
+    if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
+  }
+  // Transcripts hold file contents and command output: keep them out of commits by default.
+  // Written whenever missing, not only with the folder: a kill between the two left it without.
+  try {
+    Deno.writeTextFileSync(join(dir, ".gitignore"), "*\n", { createNew: true });
   } catch (error) {
     if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
   }
