@@ -429,10 +429,11 @@ export const CONFIG_KEYS = {
     1,
     "Seconds a command waits for MCP servers to start; slower ones add their tools when ready",
   ),
+  // Well inside the 10 s request timeout of MCP Inspector and others that reset it on progress.
   mcp_progress_interval: key(
     Type.Number({ minimum: 0.1 }),
-    10,
-    "Seconds between the progress notifications `replio mcp` sends while a call runs",
+    2,
+    "Seconds between the progress notifications `replio mcp` sends while a call runs; keep it well under the client's request timeout",
   ),
 } as const;
 

@@ -20,9 +20,13 @@ export {
   CallToolRequestSchema,
   type CallToolResult,
   ErrorCode,
+  InitializeRequestSchema,
   type JSONRPCMessage,
+  JSONRPCMessageSchema,
   ListToolsRequestSchema,
   McpError,
+  PingRequestSchema,
+  type RequestId,
   type Tool as McpTool,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
