@@ -79,8 +79,9 @@ export class StdioProcessTransport implements ServerTransport {
       this.#signal("SIGKILL");
       this.#status = status;
       this.#isGroupEnded = true;
-      // Its stdin goes too (a restart opens a new one); a write still waiting on it fails.
-      await this.#writer?.abort();
+      // Its stdin goes too (a restart opens a new one); a write still waiting on it fails. The
+      // pipe may be broken already (the server exited mid-write): nothing is left to report.
+      await this.#writer?.abort().catch(() => {});
       // What it wrote before it ended is still delivered, then the SDK fails what is pending.
       await reading;
       this.onclose?.();
