@@ -180,8 +180,9 @@ export class Agent {
     }
     result.status = status;
     result.duration_ms = Math.round(performance.now() - started);
-    sink.emit({ type: "turn_end", status, usage: result.usage });
+    // Recorded before it is shown, like every event: a kill in between loses nothing shown.
     session.append({ type: "turn_end", status, usage: result.usage });
+    sink.emit({ type: "turn_end", status, usage: result.usage });
     return result;
   }
 
@@ -303,6 +304,13 @@ export class Agent {
         audit: (record) => this.#audit(record, result),
         answer: resume?.answer,
         ...(session.checkpoint ? { beforeEdit: (path: string) => session.checkpoint!(path) } : {}),
+        persist: (done) =>
+          this.#record({
+            role: "tool",
+            tool_call_id: call.id,
+            name: call.function.name,
+            content: done.output,
+          }),
       }, { id: call.id, name: call.function.name, arguments: args });
       if (outcome.parked) {
         const pending = {
@@ -324,12 +332,6 @@ export class Agent {
         });
         return "parked";
       }
-      this.#record({
-        role: "tool",
-        tool_call_id: call.id,
-        name: call.function.name,
-        content: outcome.output,
-      });
       if (config.get("tool_analysis") && !ctx.signal.aborted) {
         const text = await analyseResult({
           call,
@@ -351,6 +353,12 @@ export class Agent {
   #skipCalls(calls: ToolCall[], sink: Sink): void {
     for (const call of calls) {
       const output = "Error: cancelled by the user before this tool ran";
+      this.#record({
+        role: "tool",
+        tool_call_id: call.id,
+        name: call.function.name,
+        content: output,
+      });
       sink.emit({
         type: "tool_call",
         id: call.id,
@@ -367,12 +375,6 @@ export class Agent {
         is_error: true,
         is_note: false,
         isolation: "none",
-      });
-      this.#record({
-        role: "tool",
-        tool_call_id: call.id,
-        name: call.function.name,
-        content: output,
       });
     }
   }
@@ -408,8 +410,8 @@ export class Agent {
     result: TurnResult,
   ): void {
     result.errors.push(error);
-    sink.emit({ type: "error", ...error });
     this.#options.session.append({ type: "error", ...error });
+    sink.emit({ type: "error", ...error });
   }
 
   #toolContext(signal: AbortSignal): ToolContext {

@@ -25,6 +25,11 @@ export interface InvokeOptions {
   /** Called with the resolved path before an `edit` tool runs on it (turn checkpoints). */
   beforeEdit?: (path: string) => Promise<void>;
   /**
+   * Persists the result (the session) before its `tool_result` event is shown: a process killed
+   * in between must not leave a result someone saw without its record.
+   */
+  persist?: (result: ToolResult) => void;
+  /**
    * An answer already given for this call (a parked call approved or denied with
    * `replio approve` / `replio deny`, or one a replayed recording holds); used in place of asking
    * when the policy says ask. It gets the call's fingerprint ({@link callFingerprint}): an answer
@@ -82,6 +87,7 @@ export async function invokeTool(
   let isolation = "none";
   const finish = (result: ToolResult, decision: Decision | null, cancelled = false) => {
     const found = registry.lookup(request.name);
+    options.persist?.(result);
     sink.emit({
       type: "tool_result",
       id: request.id,
