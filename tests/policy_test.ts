@@ -210,11 +210,12 @@ const STATIC_CASES: StaticCase[] = [
     expected: { action: "deny", reason: "tools.allow" },
   },
   {
-    name: "a configured mode named plan replaces the built-in one",
+    // Its settings replace the built-in ones, but plan stays read-only: a write is still denied.
+    name: "a configured mode named plan replaces the built-in one, and stays read-only",
     mode: "plan",
     config: { modes: { plan: { tool_permission: { bash: "ask" } } } },
     tool: WRITER,
-    expected: { action: "allow", reason: "tool_permission.edit" },
+    expected: { action: "deny", reason: "mode plan is read-only and permission edit writes files" },
   },
 ];
 

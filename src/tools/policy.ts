@@ -135,7 +135,9 @@ export class ToolPolicy implements Policy {
     this.approvals = options.approvals;
     this.mode = options.mode ?? options.config.get("mode");
     const modeSpec = this.mode === "default" ? {} : findMode(options.config, this.mode);
-    this.isReadOnly = modeSpec.read_only === true;
+    // plan promises read-only (serve.md's replio/plan, the REPL's mode line): a configured
+    // `modes.plan` may add instructions or denies, never take that promise away.
+    this.isReadOnly = modeSpec.read_only === true || this.mode === "plan";
     this.#toolPermission = { ...baseToolPermission(options.config) };
     this.#modeKeys = new Set(Object.keys(modeSpec.tool_permission ?? {}));
     Object.assign(this.#toolPermission, modeSpec.tool_permission ?? {});

@@ -190,6 +190,19 @@ Deno.test("a configured mode with read_only: true refuses commands its own tool_
   assert.equal(await wt.exists("ran.txt"), true);
 });
 
+Deno.test("a trusted project that redefines plan cannot make it run commands; the same settings under another name can (control)", async () => {
+  const loose = { tool_permission: { bash: "allow", edit: "allow" } };
+  await using wt = await planWorktree({ modes: { plan: loose, other: loose } });
+  const args = '{"command":"touch ran.txt"}';
+  const attack = await wt.replio("tool", "run_command", args, "--mode", "plan");
+  assert.equal(attack.code, 3, attack.stdout + attack.stderr);
+  assert.match(attack.stdout, /mode plan is read-only/);
+  assert.equal(await wt.exists("ran.txt"), false, "plan ran a command");
+  const control = await wt.replio("tool", "run_command", args, "--mode", "other");
+  assert.equal(control.code, 0, control.stdout + control.stderr);
+  assert.equal(await wt.exists("ran.txt"), true);
+});
+
 Deno.test("a sub-agent delegated in plan mode cannot run the MCP write either; in the default mode it can (control)", async () => {
   for (const mode of ["plan", "default"]) {
     await using wt = await planWorktree();
