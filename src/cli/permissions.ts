@@ -1,12 +1,14 @@
 /**
  * `replio permissions`: what this process was granted by Deno, what follows for each tool
  * (usable, usable only where granted, or unavailable and the flag that fixes it), which hosts
- * the model and the web tools need, and the narrowest flag set for what the config enables.
- * It only asks `Deno.permissions.querySync()`, which never prompts. See docs/sandbox.md.
+ * the model and the web tools need, the narrowest flag set for what the config enables, and what
+ * a sandboxed command cannot reach. It asks `Deno.permissions.querySync()`, which never prompts,
+ * and looks at the worktree as a command's start would, making nothing. See docs/sandbox.md.
  * @module
  */
 import { canReadEnv, denoNeedsOf, modelHostOf, netGrantKind, type Tool } from "../tools/mod.ts";
 import { configPaths } from "../config/mod.ts";
+import { type SandboxReach, sandboxReach } from "../plugins/sandbox_reach.ts";
 import { EXIT } from "./errors.ts";
 import { openWorkspace, type Workspace } from "./workspace.ts";
 
@@ -37,6 +39,8 @@ export interface PermissionReport {
   globalConfig: string;
   /** The narrowest `deno run` flags serving every tool the config enables. */
   suggested: string[];
+  /** What a command run_command or the code_* tools start cannot reach. */
+  sandbox: SandboxReach;
 }
 
 /** Programs tools may run without declaring them: grep's optional ripgrep. */
@@ -70,6 +74,7 @@ export function permissionReport(ws: Workspace): PermissionReport {
     },
     globalConfig: globalConfigStanding(ws.worktree),
     suggested: suggestFlags(ws, tools, modelHost),
+    sandbox: sandboxReach(ws.config, ws.worktree),
   };
 }
 
@@ -124,6 +129,8 @@ function suggestFlags(ws: Workspace, tools: ToolStanding[], modelHost: string | 
   const enabled = new Set(tools.filter((t) => t.status !== "denied").map((t) => t.name));
   const wanted = ws.registry.list().filter((tool) => enabled.has(tool.name)).map(denoNeedsOf);
   const run = [...new Set(wanted.flatMap((needs) => needs.run ?? []))];
+  // Commands run in bwrap unless sandbox.mode is off: without it, auto would quietly run them bare.
+  if (run.includes("bash") && ws.config.get("sandbox.mode") !== "off") run.push("bwrap");
   const webNet = wanted.some((needs) => needs.net);
   // Tools' own variables are optional (read only when granted), so the narrowest set omits them.
   const env = envNames(ws);
@@ -192,6 +199,24 @@ function formatReport(report: PermissionReport): string {
     `global config: ${report.globalConfig}`,
     "narrowest flags for this config:",
     `  deno run ${report.suggested.join(" ")} main.ts`,
+    ...formatSandbox(report.sandbox),
     "",
   ].join("\n");
+}
+
+/** What a command cannot reach, one heading a kind; the lists in full (a person audits them). */
+function formatSandbox(reach: SandboxReach): string[] {
+  const list = (heading: string, items: string[]) =>
+    items.length ? [`  ${heading}:`, ...items.map((item) => `    ${item}`)] : [];
+  return [
+    `commands run in: ${reach.isolation}${reach.problem ? ` (${reach.problem})` : ""}`,
+    ...list("read-only", reach.readOnly),
+    ...list("hidden", reach.hidden),
+    ...list("sockets covered", reach.sockets),
+    ...reach.isolation === "none" ? [] : [
+      `  network: ${reach.network}`,
+      `  processes: ${reach.processes}`,
+    ],
+    ...list("still reachable", reach.left),
+  ];
 }

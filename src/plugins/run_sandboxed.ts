@@ -1,13 +1,15 @@
 /**
  * Runs a tool's command the way config says: inside the OS sandbox when it is active, records
- * how it ran in the call's context, and when the sandbox seems to have stopped the command,
- * says so and asks the person once whether to rerun it without the sandbox.
+ * how it ran in the call's context, and when the sandbox seems to have stopped the command, or
+ * cannot be set up for it here, says so and asks the person once whether to run it without the
+ * sandbox.
  * @module
  */
 import type { ToolContext } from "../tools/types.ts";
 import { type KeptProcessResult, runProcessKept } from "./kept_output.ts";
 import type { RunProcessOptions } from "./run_process.ts";
 import { planSandbox, sandboxHint } from "./sandbox_bwrap.ts";
+import { SandboxRefused } from "./sandbox_refused.ts";
 
 /** A command's result plus the sandbox note the model should read, if any. */
 export interface SandboxedResult extends KeptProcessResult {
@@ -15,13 +17,16 @@ export interface SandboxedResult extends KeptProcessResult {
   sandboxNote: string;
 }
 
+type CommandOptions = Omit<RunProcessOptions, "sandbox">;
+
 /**
  * {@link runProcess} under the configured sandbox (`sandbox.mode`, `sandbox.network`). Throws
- * when `sandbox.mode: bwrap` is set but bubblewrap cannot run here.
+ * when `sandbox.mode: bwrap` is set but bubblewrap cannot run here, and when the sandbox cannot
+ * hold the command and no person lets it run without.
  */
 export async function runSandboxed(
   ctx: ToolContext,
-  options: Omit<RunProcessOptions, "sandbox">,
+  options: CommandOptions,
 ): Promise<SandboxedResult> {
   const plan = planSandbox(ctx.config, ctx.worktree);
   if (plan.problem) {
@@ -29,25 +34,41 @@ export async function runSandboxed(
     throw new Error(plan.problem);
   }
   // Output that the result leaves out is kept whole in the session's store (tool_output).
-  const result = await runProcessKept({ ...options, sandbox: plan }, ctx);
+  let result: KeptProcessResult;
+  try {
+    result = await runProcessKept({ ...options, sandbox: plan }, ctx);
+  } catch (error) {
+    if (!(error instanceof SandboxRefused)) throw error;
+    ctx.reportIsolation?.("none");
+    const rerun = await rerunIfAllowed(ctx, options, error.message);
+    if (!rerun) throw error;
+    return rerun;
+  }
   ctx.reportIsolation?.(result.isolation);
   if (result.timedOut || result.cancelled) return { ...result, sandboxNote: "" };
   const hint = sandboxHint(plan, result.exitCode, result.output);
   if (!hint) return { ...result, sandboxNote: "" };
-  // Only a person may lift the sandbox, once; headless runs and sub-agents get the note.
-  const answer = await ctx.ask({
-    question: `\`${options.command}\` failed inside the sandbox: ${hint}. ` +
-      `Run it once without the sandbox?`,
-    options: ["yes", "no"],
-    target: "human",
-  });
-  if (answer?.trim().toLowerCase() === "yes") {
-    const rerun = await runProcessKept({ ...options }, ctx);
-    ctx.reportIsolation?.(rerun.isolation);
-    return { ...rerun, sandboxNote: "[sandbox] rerun without the sandbox, as the user allowed" };
-  }
-  return {
+  const question = `\`${options.command}\` failed inside the sandbox: ${hint}`;
+  return await rerunIfAllowed(ctx, options, question) ?? {
     ...result,
     sandboxNote: `[sandbox] ${hint}; the user may rerun it without the sandbox`,
   };
+}
+
+/** Asks the person whether to run the command once without the sandbox; runs it on "yes". */
+async function rerunIfAllowed(
+  ctx: ToolContext,
+  options: CommandOptions,
+  why: string,
+): Promise<SandboxedResult | undefined> {
+  // Only a person may lift the sandbox, once; headless runs and sub-agents get the note.
+  const answer = await ctx.ask({
+    question: `${why}. Run it once without the sandbox?`,
+    options: ["yes", "no"],
+    target: "human",
+  });
+  if (answer?.trim().toLowerCase() !== "yes") return undefined;
+  const rerun = await runProcessKept({ ...options }, ctx);
+  ctx.reportIsolation?.(rerun.isolation);
+  return { ...rerun, sandboxNote: "[sandbox] rerun without the sandbox, as the user allowed" };
 }

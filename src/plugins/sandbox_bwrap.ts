@@ -1,16 +1,19 @@
 /**
  * The OS sandbox for commands (run_command, code_*, opted-in MCP servers): bubblewrap on Linux.
- * The worktree is writable except its protected folders, the rest of the filesystem is
- * read-only, `/tmp` is private and the network is off unless `sandbox.network` is set.
+ * The worktree is writable except every `.git` and `.replio` in it (a missing root one gets a
+ * read-only stand-in), the rest of the filesystem is read-only, `/tmp` is private, the host's
+ * sockets are out of reach and the network is off unless `sandbox.network` is set.
  * This module decides whether a command runs under bwrap and builds the argv that wraps it;
  * the child's environment is scrubbed by the spawner, not here.
  * @module
  */
-import { isAbsolute, join, relative } from "../fs/path.ts";
+import { isAbsolute, relative } from "../fs/path.ts";
 import type { Config } from "../config/config.ts";
+import { coverSockets, type SocketCover } from "./host_sockets.ts";
+import { protectedBelow } from "./protected_below.ts";
+import { PROTECTED_DIRS, type RootGuard, rootGuards } from "./stand_ins.ts";
 
-/** Worktree folders a sandboxed command may read but never write. */
-export const PROTECTED_DIRS = [".git", ".replio"] as const;
+export { PROTECTED_DIRS };
 
 /** How one command runs: under bwrap, or without a sandbox (`label` says which, for the audit). */
 export interface SandboxPlan {
@@ -86,8 +89,10 @@ function probeBwrap(): Probe {
 
 function probeCommand(scratch: string): Deno.Command {
   const plan = { kind: "bwrap", network: false, worktree: scratch, label: "" } as const;
+  // Present, so the probe makes no stand-in; bound read-only like every protected folder.
+  for (const name of PROTECTED_DIRS) Deno.mkdirSync(`${scratch}/${name}`);
   return new Deno.Command("bwrap", {
-    args: [...sandboxArgv(plan, scratch, []), "true"],
+    args: [...sandboxArgv(plan, scratch, sandboxEdges(plan, { hold: true })), "true"],
     stdin: "null",
     stdout: "null",
     stderr: "piped",
@@ -130,27 +135,50 @@ export function commandIsolation(config: Config, worktree: string): string {
   return planSandbox(config, worktree).label;
 }
 
-/**
- * The argv prefix that runs a program inside the sandbox, ending in `--`: read-only root, the
- * worktree bound read-write with its protected folders read-only again, a private `/tmp`, a
- * fresh `/dev`, its own processes only, no network unless planned, and it dies with replio.
- */
-export async function bwrapArgs(plan: SandboxPlan, cwd: string): Promise<string[]> {
-  const present: string[] = [];
-  for (const dir of PROTECTED_DIRS) {
-    const path = join(plan.worktree, dir);
-    // A missing folder cannot be bound; a `.git` file (linked worktree) is protected the same.
-    if (await exists(path)) present.push(path);
-  }
-  return sandboxArgv(plan, cwd, present);
+/** What a sandbox keeps from a command beyond the read-only root, looked up before each start. */
+export interface SandboxEdges {
+  /** The root's `.git` and `.replio`: present, or a stand-in while the command runs. */
+  rootGuards: RootGuard[];
+  /** Every `.git`, `.replio` and git folder below the root (protected_below.ts). */
+  nested: string[];
+  sockets: SocketCover;
 }
 
 /**
- * The argv itself, given which protected folders exist. A PID namespace with its own `/proc`
- * hides every process outside the sandbox: without it a command reads replio's own
- * `/proc/<pid>/environ`, API keys included, whatever the spawner scrubbed from its own.
+ * The edges for `plan` now. With `hold`, missing root folders get stand-ins held for a sandbox
+ * (released by the spawner when it ends); without it nothing is made (a report). Throws when the
+ * worktree is too large to look through.
  */
-function sandboxArgv(plan: SandboxPlan, cwd: string, protectedPaths: string[]): string[] {
+export function sandboxEdges(plan: SandboxPlan, options: { hold: boolean }): SandboxEdges {
+  // Stand-ins last: nothing after them may throw and leave them held.
+  const nested = protectedBelow(plan.worktree);
+  const sockets = coverSockets(plan.worktree);
+  return { rootGuards: rootGuards(plan.worktree, options), nested, sockets };
+}
+
+/**
+ * The argv prefix that runs a program inside the sandbox, ending in `--`: read-only root, the
+ * worktree bound read-write with every protected folder in it read-only again, a private `/tmp`,
+ * the host's sockets hidden, a fresh `/dev`, its own processes only, no network unless planned,
+ * and it dies with replio. A missing root `.git` or `.replio` gets a stand-in held until
+ * `releaseStandIns` (spare_shell.ts gives a command's back when it exits; a caller that never
+ * does, a long-lived MCP server, keeps it until replio exits).
+ */
+export function bwrapArgs(plan: SandboxPlan, cwd: string): Promise<string[]> {
+  // The looking is synchronous (Deno's sync metadata calls cost a tenth of the async ones); a
+  // throw still arrives as a rejection.
+  return new Promise((resolve) =>
+    resolve(sandboxArgv(plan, cwd, sandboxEdges(plan, { hold: true })))
+  );
+}
+
+/**
+ * The argv itself. A PID namespace with its own `/proc` hides every process outside the
+ * sandbox: without it a command reads replio's own `/proc/<pid>/environ`, API keys included,
+ * whatever the spawner scrubbed from its own. Order matters: a later mount covers an earlier one.
+ */
+function sandboxArgv(plan: SandboxPlan, cwd: string, edges: SandboxEdges): string[] {
+  const { sockets } = edges;
   const args = [
     "--ro-bind",
     "/",
@@ -162,7 +190,11 @@ function sandboxArgv(plan: SandboxPlan, cwd: string, protectedPaths: string[]): 
     "/proc",
     "--tmpfs",
     "/tmp",
-    // After the tmpfs, so a worktree under /tmp is bound over it again.
+    ...sockets.hidden.flatMap((dir) => ["--tmpfs", dir]),
+    ...sockets.links.flatMap(([target, path]) => ["--symlink", target, path]),
+    ...sockets.files.flatMap((file) => ["--ro-bind", file, file]),
+    ...sockets.dirs.flatMap((dir) => ["--dir", dir]),
+    // After the tmpfs mounts, so a worktree under /tmp or /run is bound over them again.
     "--bind",
     plan.worktree,
     plan.worktree,
@@ -170,20 +202,15 @@ function sandboxArgv(plan: SandboxPlan, cwd: string, protectedPaths: string[]): 
   // A confirmed cwd outside the worktree stays readable, even under the private /tmp.
   const rel = relative(plan.worktree, cwd);
   if (rel.startsWith("..") || isAbsolute(rel)) args.push("--ro-bind", cwd, cwd);
-  for (const path of protectedPaths) args.push("--ro-bind", path, path);
+  // Missing, a root guard would be a hole: bwrap then refuses to start (no -try).
+  for (const { path } of edges.rootGuards) args.push("--ro-bind", path, path);
+  // A nested one removed since the look is simply gone.
+  for (const path of edges.nested) args.push("--ro-bind-try", path, path);
+  // Last, so no bind above brings a socket back.
+  for (const path of sockets.covered) args.push("--ro-bind", "/dev/null", path);
   if (!plan.network) args.push("--unshare-net");
   args.push("--die-with-parent", "--chdir", cwd, "--");
   return args;
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.lstat(path);
-    return true;
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return false;
-    throw error;
-  }
 }
 
 /** Output lines a sandbox denial prints; `Connection refused` counts only with the network off. */
@@ -194,6 +221,9 @@ const MISSING_IN_TMP = /(\/tmp\/[^\s:'"]+)'?: No such file or directory/g;
 function isWithin(path: string, dir: string): boolean {
   return path === dir || path.startsWith(`${dir}/`);
 }
+/** A client that could not reach a daemon's socket (docker, D-Bus, a path under /run). */
+const SOCKET_DENIED =
+  /Cannot connect to the Docker daemon|Failed to connect to (the )?bus|(\/var)?\/run\/\S*: (No such file or directory|Connection refused)/;
 const NET_DENIED =
   /Network is unreachable|Could not resolve host|Temporary failure in name resolution|Name or service not known|getaddrinfo|Connection refused|ENETUNREACH|ECONNREFUSED/;
 
@@ -214,8 +244,13 @@ export function sandboxHint(
 ): string | null {
   if (plan.kind !== "bwrap" || exitCode === 0) return null;
   if (WRITE_DENIED.test(output)) {
-    return "the sandbox may have stopped it: writes outside the worktree and to " +
-      `${PROTECTED_DIRS.join(", ")} are refused (read-only file system)`;
+    return "the sandbox may have stopped it: writes outside the worktree and to any " +
+      `${PROTECTED_DIRS.join(" or ")} folder are refused (read-only file system)`;
+  }
+  if (SOCKET_DENIED.test(output)) {
+    return "the sandbox may have stopped it: the host's sockets (/run, /var/run, " +
+      "$XDG_RUNTIME_DIR and those under ~) are out of reach, so no daemon (docker, D-Bus, " +
+      "systemd) can be asked to run anything";
   }
   // /tmp is private inside the sandbox: the host's files there (other than the worktree's) are
   // not visible, so a write or read there fails as "no such file" rather than "read-only".

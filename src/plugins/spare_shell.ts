@@ -5,10 +5,12 @@
  * a millisecond. Each spare serves one command, so no two commands ever share a sandbox.
  *
  * A spare serves only a command whose own start would be identical: the same argv (sandbox
- * plan, cwd, the protected folders bound read-only), the same environment, and the same
- * folders behind the cwd and every path the argv binds (one deleted and made again since the
- * spare started would leave the spare bound to the old one). Anything else starts afresh, and
- * the spare is ended.
+ * plan, cwd, the protected folders bound read-only, the sockets covered), the same environment,
+ * and the same folders behind the cwd and every path the argv binds (one deleted and made again
+ * since the spare started would leave the spare bound to the old one). Anything else starts
+ * afresh, and the spare is ended. A sandbox that binds a stand-in (a missing `.git` or
+ * `.replio`, stand_ins.ts) gets no spare, since a spare waiting between commands would keep the
+ * stand-in in the user's folder; it gives the stand-in back when it exits.
  *
  * The spare reads its command from stdin, followed by a random end mark: a command cut short
  * (replio killed mid-write) lacks the mark and never runs. Spares are kept only while a
@@ -16,6 +18,7 @@
  * command starts afresh.
  * @module
  */
+import { heldStandIns, releaseStandIns } from "./stand_ins.ts";
 
 /** How a command's process group starts: `setsid` with these arguments, in `cwd`, with `env`. */
 export interface ShellStart {
@@ -69,8 +72,17 @@ export function keepSpareShells(options: { waitForExit?: boolean } = {}): AsyncD
  * `start`, else afresh. A spare for the next command is started once this one has ended.
  */
 export function startShell(start: ShellStart, command: string): Deno.ChildProcess {
-  const key = keeping > 0 ? spareKey(start) : "";
-  const child = (key && takeSpare(key, command)) || spawnFresh(start, command);
+  const standIns = heldStandIns(boundPaths(start.prefix));
+  const key = keeping > 0 && !standIns.length ? spareKey(start) : "";
+  let child: Deno.ChildProcess;
+  try {
+    child = (key && takeSpare(key, command)) || spawnFresh(start, command);
+  } catch (error) {
+    releaseStandIns(standIns);
+    throw error;
+  }
+  // Removed the moment the sandbox is gone, before the result is read.
+  if (standIns.length) child.status.then(() => releaseStandIns(standIns), () => {});
   // The next spare starts once this command has ended and its result is on its way.
   if (key) child.status.then(() => schedule(() => prepareSpare(start, key)), () => {});
   return child;
@@ -183,16 +195,21 @@ function killSpare(unused: Spare): void {
   }
 }
 
+/** A bind of bwrap's, in any flavour: `--bind`, `--ro-bind-try`, `--dev-bind` … */
+const BIND = /^--(ro-|dev-)?bind(-try)?$/;
+
+/** The paths the argv binds: each bind's source and its destination. */
+function boundPaths(prefix: string[]): string[] {
+  return prefix.flatMap((arg, i) => BIND.test(arg) ? [prefix[i + 1]!, prefix[i + 2]!] : []);
+}
+
 /**
  * Everything a command's start depends on. A folder's identity comes from `stat` (device and
  * inode) of the cwd and of every path the argv binds; a folder that appears or goes away changes
- * the argv itself (`bwrapArgs` binds only what exists).
+ * the argv itself (`bwrapArgs` binds what it finds before each command).
  */
 function spareKey(start: ShellStart): string {
-  const bound = start.prefix.flatMap((arg, i) =>
-    arg === "--bind" || arg === "--ro-bind" ? [start.prefix[i + 1]!] : []
-  );
-  const identities = [start.cwd, ...bound].map((path) => {
+  const identities = [start.cwd, ...new Set(boundPaths(start.prefix))].map((path) => {
     try {
       const info = Deno.statSync(path);
       return `${info.dev}:${info.ino}`;

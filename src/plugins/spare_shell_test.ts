@@ -147,6 +147,9 @@ for (const mode of ["off", "bwrap"] as const) {
     ignore: mode === "bwrap" && noBwrap,
     async fn() {
       await using dir = await tempDir();
+      // Present, so the sandbox puts no stand-in there (a command with one gets no spare).
+      await Deno.mkdir(join(dir.path, ".git"));
+      await Deno.mkdir(join(dir.path, ".replio"));
       const script = join(dir.path, "holder.ts");
       const here = import.meta.dirname!;
       await Deno.writeTextFile(
@@ -187,6 +190,7 @@ Deno.test({
   async fn() {
     await using dir = await tempDir();
     await Deno.mkdir(join(dir.path, ".git"));
+    await Deno.mkdir(join(dir.path, ".replio"));
     const config = Config.defaults().with({ "sandbox.mode": "bwrap" });
     const sandbox = planSandbox(config, dir.path);
     const options = { cwd: dir.path, config, sandbox };
@@ -225,5 +229,30 @@ Deno.test({
     await run({ cwd: dir.path, command: `touch ${outside}; touch .git/hook` });
     await Deno.stat(outside);
     await Deno.stat(join(dir.path, ".git/hook"));
+  },
+});
+
+Deno.test({
+  name:
+    "a sandbox holding a stand-in gets no spare, and leaves nothing in the folder between commands",
+  ignore: noBwrap,
+  async fn() {
+    await using dir = await tempDir();
+    const config = Config.defaults().with({ "sandbox.mode": "bwrap" });
+    const options = { cwd: dir.path, config, sandbox: planSandbox(config, dir.path) };
+    await using _spares = keepSpareShells();
+    const seen = await run({ ...options, command: "ls -A; git init -q .; echo $?" });
+    // Inside: the stand-ins, empty and read-only; after: nothing, and no spare holding them.
+    assert.match(seen.output, /^\.git\n\.replio\n.*Read-only file system\n128$/s);
+    assert.deepEqual([...Deno.readDirSync(dir.path)], []);
+    await run({ ...options, command: "true" });
+    assert.equal(waitingSparePid(), undefined);
+    assert.deepEqual([...Deno.readDirSync(dir.path)], []);
+
+    // Control: once the folders exist, the same commands get their spare.
+    await Deno.mkdir(join(dir.path, ".git"));
+    await Deno.mkdir(join(dir.path, ".replio"));
+    await run({ ...options, command: "true" });
+    await spareStarted();
   },
 });
