@@ -40,26 +40,38 @@ fi
 
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 results="$(mktemp -d "${TMPDIR:-/tmp}/ci_under_load.XXXXXX")"
-busy=()
+busy=""
+running=""
+
+stop_run() {
+  # The run was started in a process group of its own: end all of it, its test processes too.
+  if [[ -n $running ]]; then
+    # Just started, setsid may not have run yet: then the group is not there, but the pid is.
+    kill -TERM -- "-$running" 2>/dev/null || kill -TERM "$running" 2>/dev/null
+  fi
+  running=""
+}
 
 stop_loops() {
-  # Only the loops this script started, by pid.
-  if ((${#busy[@]})); then
-    kill "${busy[@]}" 2>/dev/null
-    # No other job runs in the background here: wait for all (a pid bash already reaped would
-    # make `wait PID` complain).
-    wait
+  # Only the loops this script started: their own process group. KILL, as a loop holds nothing
+  # to clean up, and a TERM landing while bash forks the next loop can be missed by it.
+  if [[ -n $busy ]]; then
+    kill -KILL -- "-$busy" 2>/dev/null
+    wait "$busy" 2>/dev/null
   fi
-  busy=()
+  busy=""
 }
-trap stop_loops EXIT
-trap 'stop_loops; exit 130' INT TERM
+trap 'stop_run; stop_loops' EXIT
+trap 'stop_run; stop_loops; exit 130' INT TERM
 
 start_loops() {
-  for ((i = 0; i < loops; i++)); do
-    (while :; do :; done) &
-    busy+=($!)
-  done
+  ((loops)) || return 0
+  # One process group holding every loop, so one signal ends them all.
+  setsid bash -c 'for ((i = 0; i < $1; i++)); do (while :; do :; done) & done; wait' \
+    loops "$loops" &
+  busy=$!
+  # Until setsid has made it a group leader, a signal to the group would reach nothing.
+  until [[ "$(ps -o pgid= -p "$busy" 2>/dev/null | tr -d ' ')" == "$busy" ]]; do sleep 0.01; done
 }
 
 commit="$(git -C "$repo" rev-parse --short HEAD)"
@@ -77,17 +89,22 @@ for ((run = 1; run <= runs; run++)); do
   fi
   start_loops
   if ((dry)); then
-    echo "run $run/$runs: dry run: would run ${only[*]:+deno task test }${only[*]:-.ci/run} in $clone with ${#busy[@]} busy loops"
+    echo "run $run/$runs: dry run: would run ${only[*]:+deno task test }${only[*]:-.ci/run} in $clone with $loops busy loops"
     status=0
     summary="dry run"
   else
     started=$SECONDS
     if ((${#only[@]})); then
-      (cd "$clone" && NO_COLOR=1 RUST_BACKTRACE=0 deno task test "${only[@]}") >>"$log" 2>&1
+      command=(env NO_COLOR=1 RUST_BACKTRACE=0 deno task test "${only[@]}")
     else
-      (cd "$clone" && bash .ci/run) >>"$log" 2>&1
+      command=(bash .ci/run)
     fi
+    # In the background and its own process group, so Ctrl-C here ends it at once, all of it.
+    (cd "$clone" && exec setsid "${command[@]}") >>"$log" 2>&1 &
+    running=$!
+    wait "$running"
     status=$?
+    running=""
     summary="$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)"
     summary="${summary:-no summary line} in $((SECONDS - started)) s"
   fi

@@ -85,6 +85,9 @@ export function isDebug(): boolean {
  */
 export function catchStrayErrors(): void {
   const handle = (event: Event, error: unknown) => {
+    // Handled by another listener (Node's compatibility layer takes some rejections of child
+    // process pipes, a server that exited before its input was written): not fatal, not ours.
+    if (event.defaultPrevented) return;
     event.preventDefault();
     const { text, code } = describeError(error, { debug: isDebug() });
     Deno.stderr.writeSync(new TextEncoder().encode(text));
