@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { sandboxHint, type SandboxPlan } from "./sandbox_bwrap.ts";
+import { join } from "../fs/path.ts";
+import { bwrapArgs, bwrapUsable, sandboxHint, type SandboxPlan } from "./sandbox_bwrap.ts";
 
 const BWRAP: SandboxPlan = {
   kind: "bwrap",
@@ -66,4 +67,53 @@ Deno.test("the background probe gives the answer the synchronous one gives, bwra
   if (new Deno.Command("bwrap", { args: ["--version"] }).outputSync().success) {
     assert.equal(found.usable, true);
   }
+});
+
+Deno.test("sandboxHint names the hidden sockets when a client could not reach its daemon", () => {
+  const docker = "Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the " +
+    "docker daemon running?";
+  assert.match(sandboxHint(BWRAP, 1, docker)!, /the host's sockets .* are out of reach/);
+  assert.match(
+    sandboxHint(
+      { ...BWRAP, network: true },
+      1,
+      "connect: /run/user/1000/bus: No such file or directory",
+    )!,
+    /sockets/,
+  );
+});
+
+Deno.test({
+  name:
+    "bwrapArgs: sockets hidden before the worktree is bound, guards after it, and it dies with replio",
+  ignore: !bwrapUsable(),
+  async fn() {
+    const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "replio_argv_" }));
+    try {
+      await Deno.mkdir(join(dir, ".git"));
+      await Deno.mkdir(join(dir, ".replio"));
+      await Deno.mkdir(join(dir, "vendor/lib/.git"), { recursive: true });
+      const args = await bwrapArgs({ ...BWRAP, worktree: dir }, dir);
+      const at = (...words: string[]) =>
+        args.findIndex((_, i) => words.every((word, j) => args[i + j] === word));
+      const worktree = at("--bind", dir, dir);
+      assert.ok(at("--tmpfs", "/tmp") < worktree);
+      assert.ok(at("--tmpfs", Deno.realPathSync("/run")) < worktree);
+      assert.ok(at("--ro-bind", join(dir, ".git"), join(dir, ".git")) > worktree);
+      assert.ok(at("--ro-bind", join(dir, ".replio"), join(dir, ".replio")) > worktree);
+      assert.ok(
+        at("--ro-bind-try", join(dir, "vendor/lib/.git"), join(dir, "vendor/lib/.git")) > worktree,
+      );
+      // Commands and MCP servers alike (both start from bwrapArgs) end when replio does.
+      assert.deepEqual(args.slice(-5), [
+        "--unshare-net",
+        "--die-with-parent",
+        "--chdir",
+        dir,
+        "--",
+      ]);
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
 });
