@@ -49,7 +49,7 @@ export async function runServer(options: ServeCommandOptions): Promise<number> {
   await using _spareShells = keepSpareShells({ waitForExit: false });
   let server;
   try {
-    server = startServer({
+    server = await startServer({
       hostname: options.host,
       port,
       token,

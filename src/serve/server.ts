@@ -8,6 +8,7 @@
 import { checkAccess } from "./check_access.ts";
 import { HttpError } from "./http_error.ts";
 import { errorResponse } from "./_respond.ts";
+import { type HttpListener, listenHttp } from "./http_listener.ts";
 import { findRoute, type Route } from "./router.ts";
 import { serveRoutes } from "./routes.ts";
 import { createServeContext, type ServeContext } from "./serve_context.ts";
@@ -29,16 +30,49 @@ export interface ServeOptions {
 }
 
 /**
- * Starts listening on `options.hostname:options.port`; throws `Deno.errors.AddrInUse` when the
- * port is taken.
+ * Starts listening on `options.hostname:options.port`; rejects with `Deno.errors.AddrInUse`
+ * when the port is taken.
  * @example
  * ```ts ignore
- * await using server = startServer({ hostname: "127.0.0.1", port: 0, version, workspace });
+ * await using server = await startServer({ hostname: "127.0.0.1", port: 0, version, workspace });
  * console.log(server.url); // http://127.0.0.1:41234
  * ```
  */
-export function startServer(options: ServeOptions): ReplioServer {
-  return new ReplioServer(options);
+export async function startServer(options: ServeOptions): Promise<ReplioServer> {
+  const closing = new AbortController();
+  const ctx = createServeContext({
+    workspace: options.workspace,
+    version: options.version,
+    closing: closing.signal,
+    onInternalError: options.onInternalError,
+  });
+  const routes = serveRoutes(ctx);
+  let serverUrl = "";
+  const listener = await listenHttp({
+    hostname: options.hostname,
+    port: options.port,
+    handler: (request) => answer(request, { options, routes, serverUrl }),
+    onError: (error) => options.onInternalError?.(error),
+  });
+  const { hostname, port } = listener;
+  serverUrl = `http://${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}`;
+  return new ReplioServer({ url: serverUrl, listener, ctx, closing });
+}
+
+/** Checks access, finds the route and runs it; every failure becomes its JSON error answer. */
+async function answer(
+  request: Request,
+  server: { options: ServeOptions; routes: readonly Route[]; serverUrl: string },
+): Promise<Response> {
+  try {
+    const url = new URL(request.url);
+    checkAccess(request, url, { token: server.options.token, serverUrl: server.serverUrl });
+    const { route, params } = findRoute(server.routes, request.method, url);
+    return await route.run(request, params, url);
+  } catch (error) {
+    if (!(error instanceof HttpError)) server.options.onInternalError?.(error);
+    return errorResponse(error);
+  }
 }
 
 /** A listening API server; made by {@link startServer}, stopped by {@link ReplioServer.shutdown}. */
@@ -48,31 +82,19 @@ export class ReplioServer implements AsyncDisposable {
   /** Settles when {@link shutdown} has finished: every turn saved, every response ended. */
   readonly finished: Promise<void>;
   readonly #finish = Promise.withResolvers<void>();
-  readonly #options: ServeOptions;
+  readonly #listener: HttpListener;
   readonly #ctx: ServeContext;
-  readonly #routes: Route[];
   /** Aborted on shutdown: running turns and tool calls are cancelled through it. */
-  readonly #closing = new AbortController();
-  readonly #server: Deno.HttpServer<Deno.NetAddr>;
+  readonly #closing: AbortController;
   #stopped: Promise<void> | null = null;
 
-  constructor(options: ServeOptions) {
-    this.#options = options;
-    this.#ctx = createServeContext({
-      workspace: options.workspace,
-      version: options.version,
-      closing: this.#closing.signal,
-      onInternalError: options.onInternalError,
-    });
-    this.#routes = serveRoutes(this.#ctx);
-    this.#server = Deno.serve({
-      hostname: options.hostname,
-      port: options.port,
-      onListen() {},
-      onError: (error) => this.#internalError(error),
-    }, (request) => this.#answer(request));
-    const { hostname, port } = this.#server.addr;
-    this.url = `http://${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}`;
+  constructor(
+    parts: { url: string; listener: HttpListener; ctx: ServeContext; closing: AbortController },
+  ) {
+    this.url = parts.url;
+    this.#listener = parts.listener;
+    this.#ctx = parts.ctx;
+    this.#closing = parts.closing;
     this.finished = this.#finish.promise;
   }
 
@@ -83,7 +105,7 @@ export class ReplioServer implements AsyncDisposable {
   shutdown(): Promise<void> {
     this.#stopped ??= (async () => {
       this.#closing.abort();
-      await this.#server.shutdown();
+      await this.#listener.shutdown();
       await this.#ctx.turns.settled();
       this.#finish.resolve();
     })();
@@ -92,22 +114,5 @@ export class ReplioServer implements AsyncDisposable {
 
   async [Symbol.asyncDispose](): Promise<void> {
     await this.shutdown();
-  }
-
-  async #answer(request: Request): Promise<Response> {
-    try {
-      const url = new URL(request.url);
-      checkAccess(request, url, { token: this.#options.token, serverUrl: this.url });
-      const { route, params } = findRoute(this.#routes, request.method, url);
-      return await route.run(request, params, url);
-    } catch (error) {
-      if (error instanceof HttpError) return errorResponse(error);
-      return this.#internalError(error);
-    }
-  }
-
-  #internalError(error: unknown): Response {
-    this.#options.onInternalError?.(error);
-    return errorResponse(error);
   }
 }
