@@ -334,3 +334,29 @@ Deno.test("the openai SDK gets 400 naming the field for a request's own tools or
   });
   assert.equal(answered.choices[0]!.message.content, "one answer");
 });
+
+Deno.test("a streamed completion cut off by the server's shutdown raises shutting_down, not a partial answer", async () => {
+  await using wt = await tempWorktree();
+  await using mock = startMockModel([{
+    text: "partial words then silence",
+    fault: "hang",
+    faultAfter: 3,
+  }]);
+  await using served = await serve(wt.path, mock);
+  const stream = await openaiClient(served).chat.completions.create({
+    model: "replio/default",
+    messages: HI,
+    stream: true,
+  });
+  let content = "";
+  const read = (async () => {
+    for await (const chunk of stream) content += chunk.choices[0]?.delta.content ?? "";
+  })().then(() => null, (error: unknown) => error);
+  await mock.waitForExchange(0);
+  const ended = await served.stop("SIGTERM");
+  assert.equal(ended.code, 0, ended.stderr);
+  const failure = await read;
+  assert.ok(failure instanceof OpenAI.APIError, `a partial success instead: "${content}"`);
+  assert.deepEqual([failure.type, failure.code], ["server_error", "shutting_down"]);
+  assert.match(failure.message, /^Cannot finish the answer: the server is shutting down/);
+});

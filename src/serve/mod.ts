@@ -3,7 +3,7 @@
  * to {@link startServer}.
  *
  * ```ts ignore
- * await using server = startServer({ hostname: "127.0.0.1", port: 8787, version, workspace });
+ * await using server = await startServer({ hostname: "127.0.0.1", port: 8787, version, workspace });
  * await server.shutdown(); // cancels running turns and waits until their sessions are saved
  * ```
  * @module
