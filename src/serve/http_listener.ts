@@ -7,6 +7,8 @@
  * @module
  */
 import http from "node:http";
+import { HttpError } from "./http_error.ts";
+import { errorResponse } from "./_respond.ts";
 
 /** Answers one request; it must not throw (the router turns errors into responses). */
 export type RequestHandler = (request: Request) => Promise<Response>;
@@ -45,8 +47,21 @@ export interface HttpListener {
 export async function listenHttp(options: ListenOptions): Promise<HttpListener> {
   const server = http.createServer();
   const inFlight = new Set<Promise<void>>();
+  /** Where a request without a Host header (HTTP/1.0) was sent: the address bound. */
+  let boundHost = "";
   const answer = (req: http.IncomingMessage, res: http.ServerResponse, isWaiting: boolean) => {
-    const done = serveOne(req, res, { ...options, isWaiting }).catch(options.onError);
+    const done = serveOne(req, res, { ...options, isWaiting, boundHost }).catch(
+      (error: unknown) => {
+        options.onError(error);
+        // Never leave the client waiting on an exchange that broke: answer it, or cut it off.
+        if (res.headersSent) {
+          res.destroy();
+        } else {
+          res.writeHead(500, { "content-type": "text/plain; charset=utf-8", connection: "close" });
+          res.end("Cannot answer: the server failed while answering: see its log\n");
+        }
+      },
+    );
     inFlight.add(done);
     void done.finally(() => inFlight.delete(done));
   };
@@ -65,6 +80,9 @@ export async function listenHttp(options: ListenOptions): Promise<HttpListener> 
   if (bound === null || typeof bound === "string") {
     throw new TypeError(`Cannot read the address bound: got ${JSON.stringify(bound)}`);
   }
+  boundHost = bound.address.includes(":")
+    ? `[${bound.address}]:${bound.port}`
+    : `${bound.address}:${bound.port}`;
   let stopped: Promise<void> | null = null;
   return {
     hostname: bound.address,
@@ -86,7 +104,7 @@ export async function listenHttp(options: ListenOptions): Promise<HttpListener> 
 async function serveOne(
   req: http.IncomingMessage,
   res: http.ServerResponse,
-  options: ListenOptions & { isWaiting: boolean },
+  options: ExchangeOptions,
 ): Promise<void> {
   const gone = new AbortController();
   // The client hung up before the response ended: cancel the work done for it.
@@ -97,29 +115,38 @@ async function serveOne(
   try {
     request = toRequest(req, res, { ...options, signal: gone.signal });
   } catch (error) {
-    // A Host or header value no URL or Headers can hold: nothing for a handler to answer.
+    // A Host or header value no URL or Headers can hold: there is no request to hand on.
     if (!(error instanceof TypeError)) throw error;
-    res.writeHead(400, { "content-type": "text/plain; charset=utf-8", connection: "close" });
-    res.end(`Cannot read the request: ${error.message}: send a valid HTTP/1.1 request\n`);
+    const refusal = new HttpError(
+      400,
+      "bad_request",
+      `Cannot read the request: ${error.message}: send a valid HTTP/1.1 request`,
+    );
+    await writeResponse(req, res, errorResponse(refusal), gone.signal);
     return;
   }
   const response = await options.handler(request);
   await writeResponse(req, res, response, gone.signal);
 }
 
+/** What one exchange needs besides the request and the response. */
+interface ExchangeOptions extends ListenOptions {
+  /** The client sent `Expect: 100-continue` and waits before sending the body. */
+  isWaiting: boolean;
+  /** `HOST:PORT` bound, for a request without a Host header. */
+  boundHost: string;
+}
+
 function toRequest(
   req: http.IncomingMessage,
   res: http.ServerResponse,
-  options: ListenOptions & { isWaiting: boolean; signal: AbortSignal },
+  options: ExchangeOptions & { signal: AbortSignal },
 ): Request {
   const headers = new Headers();
   for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
     headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
   }
-  const fallbackHost = options.hostname.includes(":")
-    ? `[${options.hostname}]:${options.port}`
-    : `${options.hostname}:${options.port}`;
-  const url = new URL(req.url ?? "/", `http://${req.headers.host ?? fallbackHost}`);
+  const url = new URL(req.url ?? "/", `http://${req.headers.host ?? options.boundHost}`);
   const method = req.method ?? "GET";
   const hasBody = method !== "GET" && method !== "HEAD";
   return new Request(url, {
@@ -194,8 +221,12 @@ async function writeResponse(
         });
       }
     }
+  } catch (error) {
+    // Ending the chunked body cleanly would pass the half as the whole: cut the connection.
+    res.destroy();
+    throw error;
   } finally {
     gone.removeEventListener("abort", stop);
-    res.end();
   }
+  res.end();
 }
