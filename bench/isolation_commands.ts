@@ -26,6 +26,8 @@ export interface CommandRow {
   what: string;
   plain: number[];
   boxed: number[];
+  /** Set for a row measured for its own sake, with no target to meet. */
+  isReference?: boolean;
 }
 
 /** What the big worktree holds (written into the row's name). */
@@ -62,6 +64,7 @@ export async function measureCommands(runs: number): Promise<CommandRow[]> {
         BIG.srcFolders * BIG.filesPerSrc + BIG.packages * BIG.foldersPerPackage * BIG.files
       } files in ${folders} folders, ${NESTED.length} nested repositories`,
       ...await interleave(big, config, runs, true),
+      isReference: true,
     });
     await spares[Symbol.asyncDispose]();
   } finally {
