@@ -92,17 +92,25 @@ export class StreamedRun {
     // Pieces of the line being read: a big event spans many chunks, and joining them one by
     // one would copy it once per chunk.
     let pending: Uint8Array[] = [];
+    let pendingBytes = 0;
     for await (const chunk of this.#child.stdout) {
       let start = 0;
       for (let end = chunk.indexOf(NEWLINE); end !== -1; end = chunk.indexOf(NEWLINE, start)) {
         pending.push(chunk.subarray(start, end));
-        const line = decoder.decode(concat(pending));
+        pendingBytes += end - start;
+        const event = pendingBytes > BIG_LINE_BYTES
+          ? headOf(decoder.decode(pending[0]!.subarray(0, HEAD_BYTES)))
+          : parseLine(decoder.decode(concat(pending)));
         pending = [];
+        pendingBytes = 0;
         start = end + 1;
-        if (line.trim() !== "") this.#see(JSON.parse(line) as Record<string, unknown>);
+        if (event) this.#see(event);
       }
       // A line cut by the kill is no event: only whole lines were seen.
-      if (start < chunk.length) pending.push(chunk.slice(start));
+      if (start < chunk.length) {
+        pending.push(chunk.slice(start));
+        pendingBytes += chunk.length - start;
+      }
     }
   }
 
@@ -117,6 +125,23 @@ export class StreamedRun {
 }
 
 const NEWLINE = 0x0a;
+/**
+ * Events longer than this (a tool call carrying a large file) are read for their head only:
+ * decoding and parsing megabytes here would hold this process while replio goes on, and the
+ * kills aimed at what replio does next would come late.
+ */
+const BIG_LINE_BYTES = 1 << 20;
+const HEAD_BYTES = 512;
+
+function parseLine(line: string): Record<string, unknown> | null {
+  return line.trim() === "" ? null : JSON.parse(line) as Record<string, unknown>;
+}
+
+/** `type`, `id` and `name` of an event line, which stream-json writes first, in this order. */
+function headOf(head: string): Record<string, unknown> {
+  const field = (name: string) => new RegExp(`"${name}":"([^"]*)"`).exec(head)?.[1];
+  return { type: field("type"), id: field("id"), name: field("name"), cut: true };
+}
 
 function concat(parts: Uint8Array[]): Uint8Array {
   if (parts.length === 1) return parts[0]!;
