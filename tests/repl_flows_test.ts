@@ -100,7 +100,7 @@ Deno.test("repl shows a declined edit's diff as not applied and keeps the file",
   await repl.enter("change the greeting");
   await repl.waitFor("+Goodbye readme.");
   await repl.waitFor("[y/N");
-  await repl.enter("n");
+  await repl.keys("n");
   const screen = await repl.waitFor("Left it alone.");
   assert.match(screen, /✗ Not applied: you declined it/);
   assert.ok(!screen.includes("do not retry"), screen);
@@ -167,8 +167,8 @@ Deno.test("repl 'a' allows a command prefix for the session, shown first; /permi
   await using repl = await TmuxRepl.start(env.wt.path, env.args);
   await repl.enter("list the files twice");
   await repl.waitFor('a: always allow run_command commands starting with "ls" in this session');
-  await repl.waitFor("[y/N] (a always, e edit)");
-  await repl.enter("a");
+  await repl.waitFor("[y/N] (a always, e edit, t tell why)");
+  await repl.keys("a");
   await repl.waitFor("Listed twice.");
   await repl.waitForPrompt();
   const screen = await repl.screen();
@@ -187,7 +187,7 @@ Deno.test("repl 'a' allows a command prefix for the session, shown first; /permi
   await repl.waitFor('Removed: run_command commands starting with "ls"; it asks again');
   await repl.enter("list once more");
   await repl.waitFor("Allow $ Run ls -l ");
-  await repl.enter("y");
+  await repl.keys("y");
   await repl.waitFor("Asked again.");
 });
 
@@ -198,8 +198,8 @@ Deno.test("repl 'e' edits the command before it runs and tells the model", async
   ]);
   await using repl = await TmuxRepl.start(env.wt.path, env.args);
   await repl.enter("make a file");
-  await repl.waitFor("[y/N] (a always, e edit)");
-  await repl.enter("e");
+  await repl.waitFor("[y/N] (a always, e edit, t tell why)");
+  await repl.keys("e");
   await repl.waitFor(/edit: touch wrong_name\s*$/, "the command to edit");
   await repl.keys("C-u");
   await repl.enter("touch right_name");

@@ -54,7 +54,7 @@ Deno.test("repl asks before run_command and a declined call is reported to the m
   await using repl = await TmuxRepl.start(env.wt.path, env.args);
   await repl.enter("make a file");
   await repl.waitFor("Allow $ Run touch made_by_tool (tool_permission.bash) [y/N]");
-  await repl.enter("n");
+  await repl.keys("n");
   await repl.waitFor("Understood, I did not run it.");
   await repl.waitForPrompt();
   const toolMessage = env.mock.requests[1]!.messages.at(-1)!;
@@ -413,7 +413,7 @@ Deno.test("repl confirm shows a 200-character command whole, tail included", asy
   const screen = await repl.waitFor("(tool_permission.bash) [y/N]");
   const confirm = screen.slice(screen.lastIndexOf("? Allow"));
   assert.ok(confirm.includes(tail), confirm);
-  await repl.enter("n");
+  await repl.keys("n");
   await repl.waitFor("Not run, then.");
 });
 
@@ -442,7 +442,7 @@ Deno.test("repl asks before a write to .replio/config.yaml, with a protected war
   const screen = await repl.waitFor("(protected path .replio/config.yaml) [y/N]");
   assert.match(screen, /! \.replio\/config\.yaml is protected/);
   assert.ok(screen.includes(`→ ${join(env.wt.path, ".replio", "config.yaml")} (protected)`));
-  await repl.enter("n");
+  await repl.keys("n");
   await repl.waitFor("Left the config alone.");
   assert.equal(await env.wt.read(".replio/config.yaml"), "max_rounds: 5\n");
 });

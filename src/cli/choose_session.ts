@@ -1,11 +1,12 @@
 /**
  * Which session a command opens: `--session ID` (an existing one, or a new one under a name of
- * your choosing), `--continue` (the newest in this worktree) or, with neither, a new one.
+ * your choosing), `--continue` (the one last used in this worktree) or, with neither, a new one.
  * @module
  */
 import {
   closestSessions,
   listSessions,
+  readLastUsed,
   sessionExists,
   sessionsDir,
   type SessionSummary,
@@ -51,7 +52,15 @@ export async function chooseSession(
   throw new UsageError(`Cannot open session "${id}": no such session: ${hint}`);
 }
 
-/** The most recently updated top-level session of `worktree`, if any. */
+/**
+ * The top-level session of `worktree` last used: the one the REPL last ended in, unless another
+ * was written after that (the newest then), if any.
+ */
 export async function latestSession(worktree: string): Promise<SessionSummary | undefined> {
-  return (await listSessions(worktree)).find((s) => !s.parent);
+  const sessions = (await listSessions(worktree)).filter((s) => !s.parent);
+  const newest = sessions[0];
+  const last = await readLastUsed(worktree);
+  const recorded = last && sessions.find((s) => s.id === last.id);
+  if (!recorded || !newest) return newest;
+  return new Date(newest.updated) <= last.at ? recorded : newest;
 }

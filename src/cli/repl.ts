@@ -47,6 +47,7 @@ export async function runRepl(options: ReplOptions): Promise<number> {
         askFolderTrust(trust, {
           out: fileWriter(Deno.stdout),
           styles: createStyles(color),
+          width: Deno.consoleSize().columns,
           readLine: readTerminalLine,
         })
       : undefined,
@@ -64,6 +65,7 @@ export async function runRepl(options: ReplOptions): Promise<number> {
     notices: ws.notices ?? [],
     lateNotices,
     mode: options.mode,
+    modelGiven: options.model !== undefined,
     sessionId,
     pickSession: options.resume === true,
     connect: (config, model) =>

@@ -10,6 +10,7 @@ import {
   type ToolRegistry,
 } from "../tools/mod.ts";
 import { CollectingSink } from "../ui/collecting_sink.ts";
+import { explainRefusal } from "../ui/refusal_line.ts";
 import { EXIT, UsageError } from "./errors.ts";
 import { openWorkspace } from "./workspace.ts";
 
@@ -63,19 +64,33 @@ export async function runToolCommand(
       sink: new CollectingSink(),
       audit: (record) => permissions.push(record),
     }, { id: "cli_1", name, arguments: args });
-    const text = options.json
-      ? JSON.stringify({
+    const refusal = permissions.findLast((p) =>
+      p.decision === "denied" || p.decision === "declined"
+    );
+    if (options.json) {
+      const text = JSON.stringify({
         tool: canonical,
         output: outcome.output,
         is_error: outcome.isError,
         decision: outcome.decision,
         isolation: outcome.isolation,
         permissions,
-      }) + "\n"
-      : outcome.output.endsWith("\n")
-      ? outcome.output
-      : outcome.output + "\n";
-    await Deno.stdout.write(new TextEncoder().encode(text));
+      });
+      await writeText(Deno.stdout, text + "\n");
+    } else if (controller.signal.aborted) {
+      // The result says "cancelled by the user" to a model; the person pressed Ctrl-C.
+      await writeText(Deno.stderr, `replio tool: cancelled: ${canonical} was stopped (Ctrl-C)\n`);
+    } else if (refusal && (refusal.decision === "denied" || refusal.decision === "declined")) {
+      // The result is written for a model ("continue without it"); the person gets what
+      // happened and what they can do, from the decision and its reason.
+      const { what, fix } = explainRefusal({ ...refusal, decision: refusal.decision }, "tool");
+      await writeText(Deno.stderr, `replio tool: ${what}${fix ? `: ${fix}` : ""}\n`);
+    } else {
+      await writeText(
+        Deno.stdout,
+        outcome.output.endsWith("\n") ? outcome.output : outcome.output + "\n",
+      );
+    }
     if (controller.signal.aborted) return EXIT.cancelled;
     if (outcome.decision === "denied" || outcome.decision === "declined") return EXIT.denied;
     return outcome.isError ? EXIT.failed : EXIT.ok;
@@ -95,6 +110,12 @@ function checkArguments(registry: ToolRegistry, name: string, args: unknown): vo
         "`replio tools --json` lists every tool's parameters",
     );
   }
+}
+
+async function writeText(file: typeof Deno.stdout, text: string): Promise<void> {
+  const bytes = new TextEncoder().encode(text);
+  let written = 0;
+  while (written < bytes.length) written += await file.write(bytes.subarray(written));
 }
 
 /** A tool's arguments as typed on the command line; bad JSON is a usage error (exit 2). */

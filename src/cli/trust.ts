@@ -36,6 +36,14 @@ export async function runTrustCommand(
   }
   if (options.list) {
     const folders = await readTrustedFolders(file);
+    if (folders.length === 0) {
+      // On stderr: a script reading the list on stdout still gets an empty one.
+      await writeErr(
+        `replio: no folders are trusted yet (trusted_folders in ${file}): ` +
+          "run replio trust in a folder to trust it\n",
+      );
+      return EXIT.ok;
+    }
     await writeOut(folders.map((f) => `${f}\n`).join(""));
     return EXIT.ok;
   }

@@ -7,6 +7,7 @@
 import type { Config } from "../config/mod.ts";
 import type { ReplContext } from "./context.ts";
 import { recentExchanges } from "./recent_exchanges.ts";
+import { printDamage } from "./session_damage.ts";
 import { formatTurns } from "./session_commands.ts";
 
 /** A resumed session re-prints this many exchanges, each cut to a few lines. */
@@ -34,7 +35,7 @@ export function printBanner(
     );
     printRecent(repl);
   }
-  for (const warning of repl.session.warnings) repl.print(warning, s.yellow);
+  printDamage(repl);
   for (const notice of opening.notices) repl.print(`warning: ${notice}`, s.yellow);
   if (!repl.model) {
     repl.print(repl.modelProblem, s.dim);

@@ -1,7 +1,8 @@
 /**
  * Tab completion: command names after `/`, a command's first argument (tool names after
- * `/tool` and `/help`, mode names after `/mode`), and otherwise the path being typed (after an
- * `@` too), relative to the worktree.
+ * `/tool` and `/help`, mode names after `/mode`) and, where the command offers them, its second
+ * (session ids after `/session load`), and otherwise the path being typed (after an `@` too),
+ * relative to the worktree.
  * @module
  */
 import { isAbsolute, join } from "../fs/path.ts";
@@ -12,6 +13,14 @@ export interface CompletionSources {
   commands: readonly string[];
   /** Candidates for a command's first argument, or undefined when it takes none to complete. */
   argumentsOf(command: string): readonly string[] | undefined;
+  /**
+   * Candidates for the argument after `previous` (`/session load <Tab>`: session ids), or
+   * undefined when there is nothing to complete there.
+   */
+  argumentsAfter?(
+    command: string,
+    previous: string,
+  ): Promise<readonly string[] | undefined> | readonly string[] | undefined;
   /** Relative paths are listed from here. */
   worktree: string;
   /** Home directory for `~/`; null when unknown. */
@@ -39,6 +48,14 @@ export async function completeLine(
   if (argument && candidates) {
     const prefix = argument[2]!;
     return [candidates.filter((c) => c.startsWith(prefix)), prefix];
+  }
+  const second = /^\/([\w-]+)\s+(\S+)\s+(\S*)$/.exec(line);
+  const more = second
+    ? await sources.argumentsAfter?.(second[1]!.toLowerCase(), second[2]!)
+    : undefined;
+  if (second && more) {
+    const prefix = second[3]!;
+    return [more.filter((c) => c.startsWith(prefix)), prefix];
   }
   let start = line.length;
   while (start > 0 && !TOKEN_BREAK.test(line[start - 1]!)) start--;

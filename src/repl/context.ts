@@ -8,6 +8,7 @@ import type { Session } from "../session/mod.ts";
 import type { SessionApprovals, ToolPolicy, ToolRegistry } from "../tools/mod.ts";
 import type { Styles } from "../ui/styles.ts";
 import type { TerminalSink } from "../ui/terminal.ts";
+import type { PickerTerminal } from "./list_picker.ts";
 import type { PagerTerminal } from "./output_pager.ts";
 
 /** One slash command: a row of the command table. */
@@ -20,6 +21,8 @@ export interface SlashCommand {
   summary: string;
   /** Candidates for the first argument, for Tab. */
   complete?: (repl: ReplContext) => readonly string[];
+  /** Candidates for the argument after the first one, `first`, for Tab. */
+  completeNext?: (repl: ReplContext, first: string) => Promise<readonly string[]>;
   run(repl: ReplContext, args: string): void | Promise<void>;
 }
 
@@ -79,6 +82,8 @@ export interface ReplContext {
   compact(signal: AbortSignal): Promise<string | null>;
   /** The terminal for a full-screen pager; null without one (output is printed instead). */
   pagerTerminal(): PagerTerminal | null;
+  /** The terminal for a list to pick from (`/model`); null without one. */
+  pickerTerminal(): PickerTerminal | null;
   /** Clears the terminal screen (a no-op without a terminal). */
   clearScreen(): void;
   /** Ends the REPL after this command. */

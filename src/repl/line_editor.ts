@@ -11,6 +11,7 @@ import process from "node:process";
 import * as readline from "node:readline";
 import { PassThrough } from "node:stream";
 import { InputAssembler } from "./input_assembler.ts";
+import { readKey } from "./key_prompt.ts";
 import { DISABLE_BRACKETED_PASTE, ENABLE_BRACKETED_PASTE, InputFilter } from "./input_filter.ts";
 import { PasteStore } from "./paste_store.ts";
 import { PromptOutput } from "./prompt_output.ts";
@@ -25,6 +26,8 @@ export type ReadResult =
 /** Ctrl-D: on an empty line readline would close for good; the editor decides first. */
 const CTRL_D = "\x04";
 const ESC = "\x1b";
+/** What terminals send for Shift+Tab (back-tab). */
+const SHIFT_TAB = "\x1b[Z";
 
 /** Options of {@link LineEditor}. */
 export interface LineEditorOptions {
@@ -38,6 +41,8 @@ export interface LineEditorOptions {
   complete(line: string): Promise<[string[], string]>;
   /** Called with each message entered, to persist it. */
   onEntry(entry: string): void;
+  /** Shift+Tab at the main prompt (the REPL cycles the mode). */
+  onShiftTab?(): void;
 }
 
 /**
@@ -169,6 +174,16 @@ export class LineEditor {
     this.#rl.prompt(true);
   }
 
+  /**
+   * Changes the main prompt of the current read (the mode changed); what is written above it
+   * next (the note saying so) draws it again.
+   */
+  setPrompt(prompt: string): void {
+    this.#promptText = prompt;
+    if (!this.#reading || this.#assembler.continuing || !this.isTerminal) return;
+    this.#rl.setPrompt(prompt);
+  }
+
   /** Reads one message: continuation lines and pastes joined, placeholders expanded. */
   read(prompt: string, continuation: string): Promise<ReadResult> {
     return new Promise((resolve) => {
@@ -218,16 +233,32 @@ export class LineEditor {
 
   /**
    * Hands raw key chunks (arrows as escape sequences) to `onKeys` until it returns true; a
-   * terminal only, between prompts (the session picker).
+   * terminal only (the session and model pickers, the pager, a confirm prompt's key). During a
+   * turn its Ctrl-C is one of those keys; keys typed ahead still wait for the next prompt.
    */
   readKeys(onKeys: (keys: string) => boolean): Promise<void> {
     const { promise, resolve } = Promise.withResolvers<void>();
+    const onInterrupt = this.#onInterrupt;
+    this.#onInterrupt = null;
+    this.#filter?.passKeys();
     this.#keyReader = (keys) => {
       if (!onKeys(keys)) return;
       this.#keyReader = null;
+      this.#onInterrupt = onInterrupt;
+      if (onInterrupt) this.#filter?.hold(onInterrupt);
       resolve();
     };
     return promise;
+  }
+
+  /** One key of `accepted` at `prompt` (Enter gives ""); without a terminal, one line. */
+  key(prompt: string, accepted: string): Promise<PromptAnswer> {
+    return readKey(this, prompt, accepted);
+  }
+
+  /** Writes `text` where the prompt is drawn (the terminal). */
+  write(text: string): void {
+    process.stdout.write(text);
   }
 
   /** A turn starts: Ctrl-C calls `onInterrupt` and other keys wait for the next prompt. */
@@ -289,6 +320,15 @@ export class LineEditor {
    */
   #forwardKeys(keys: PassThrough, text: string): void {
     if (this.#keyReader) return this.#keyReader(text);
+    if (text.includes(SHIFT_TAB)) {
+      // At the main prompt only: a continuation or a question keeps its own meaning.
+      const parts = text.split(SHIFT_TAB);
+      parts.forEach((part, i) => {
+        if (i > 0 && this.#reading && !this.#assembler.continuing) this.#options.onShiftTab?.();
+        if (part) this.#forwardKeys(keys, part);
+      });
+      return;
+    }
     // Esc at a question (y/N, ask) interrupts the turn it belongs to, as Ctrl-C does.
     if (text === ESC && this.#waiter && !this.#reading) return this.#interrupt();
     text.split(CTRL_D).forEach((part, i) => {

@@ -8,8 +8,8 @@
 import type { Config } from "../config/mod.ts";
 import type { Agent } from "../engine/mod.ts";
 import type { Provider } from "../providers/types.ts";
-import type { Session } from "../session/mod.ts";
-import { SessionApprovals, ToolPolicy, type ToolRegistry } from "../tools/mod.ts";
+import { recordLastUsed, type Session } from "../session/mod.ts";
+import { modeNames, SessionApprovals, ToolPolicy, type ToolRegistry } from "../tools/mod.ts";
 import { createStyles, type Styles } from "../ui/styles.ts";
 import { TerminalSink } from "../ui/terminal.ts";
 import { noModelHint, printBanner, printRecent } from "./banner.ts";
@@ -20,7 +20,9 @@ import { displayOf } from "./display_of.ts";
 import { InputHistory } from "./input_history.ts";
 import { runInputLoop } from "./input_loop.ts";
 import { LineEditor } from "./line_editor.ts";
+import { describeMode, nextMode } from "./mode_cycle.ts";
 import { ModelLink } from "./model_link.ts";
+import type { PickerTerminal } from "./list_picker.ts";
 import type { PagerTerminal } from "./output_pager.ts";
 import type { ReplHost, ReplTerminal } from "./repl_host.ts";
 import { ReplOutput } from "./repl_output.ts";
@@ -116,6 +118,7 @@ class Repl implements ReplContext {
       ? await this.#chooseResume(editor)
       : this.#host.sessionId;
     await this.#sessions.open(sessionId, this.#sessionSettings());
+    await this.#useSessionModel();
     this.#sink = new TerminalSink({
       out: this.#output.writer,
       styles: this.styles,
@@ -159,15 +162,36 @@ class Repl implements ReplContext {
         completeLine(line, {
           commands: this.commands.map((c) => c.name),
           argumentsOf: (name) => this.commands.find((c) => c.name === name)?.complete?.(this),
+          argumentsAfter: (name, first) =>
+            this.commands.find((c) => c.name === name)?.completeNext?.(this, first),
           worktree: this.worktree,
           home: readHome(),
         }),
       onEntry: (entry) => this.#history.append(entry),
+      onShiftTab: () => this.#cycleMode(editor),
     });
     this.#editor = editor;
     this.#output.attach(editor);
     this.#turns = new TurnRunner((prompt) => editor.question(prompt));
     return editor;
+  }
+
+  /** Shift+Tab: the next mode, shown in the prompt and in one line above it. */
+  #cycleMode(editor: LineEditor): void {
+    const next = nextMode(this.#policy.mode, modeNames(this.#config));
+    try {
+      this.setMode(next);
+    } catch (error) {
+      if (!(error instanceof Error)) throw error;
+      this.printError(error.message);
+      return;
+    }
+    editor.setPrompt(this.promptText());
+    const description = describeMode(this.#config, next);
+    this.print(
+      `Mode ${next}${description ? `: ${description}` : ""} (Shift+Tab: next mode)`,
+      this.styles.dim,
+    );
   }
 
   /** `--resume`: the session picker, or a new session when there is nothing to pick from. */
@@ -200,6 +224,8 @@ class Repl implements ReplContext {
       this.print(noModelHint(this.#config), this.styles.dim);
       return;
     }
+    // A /model switch is kept in the session, so --continue goes on with the same model.
+    if (this.model) this.session.appendModel(this.model);
     await this.#turns!.run(this, this.#currentAgent(provider), text);
   }
 
@@ -293,7 +319,27 @@ class Repl implements ReplContext {
 
   async loadSession(id: string): Promise<void> {
     await this.#sessions.load(id, this.#sessionSettings());
+    await this.#useSessionModel();
     this.#agent = null;
+  }
+
+  /**
+   * A resumed session goes on with the model it last used (a /model switch included), unless
+   * `--model` named one for this REPL; a model that cannot be reached is said, not fatal.
+   */
+  async #useSessionModel(): Promise<void> {
+    const recorded = this.session.turns > 0 ? this.session.model : null;
+    if (recorded === null || recorded === this.model || this.#host.modelGiven) return;
+    try {
+      await this.#model.choose(this.#config, recorded);
+      this.#agent = null;
+    } catch (error) {
+      if (!(error instanceof Error)) throw error;
+      this.#output.printLater(
+        `Cannot use the session's model "${recorded}": ${error.message}: /model picks another`,
+        this.styles.yellow,
+      );
+    }
   }
 
   showRecent(): void {
@@ -315,6 +361,11 @@ class Repl implements ReplContext {
       size: () => Deno.consoleSize(),
       readKeys: (onKeys) => editor.readKeys(onKeys),
     };
+  }
+
+  pickerTerminal(): PickerTerminal | null {
+    const pager = this.pagerTerminal();
+    return pager ? { ...pager, width: this.width } : null;
   }
 
   clearScreen(): void {
@@ -339,7 +390,11 @@ class Repl implements ReplContext {
     this.#sink?.dispose();
     this.#editor?.close();
     const kept = this.#sessions.keptId;
-    if (kept) this.print(`Session ${kept} saved: replio --session ${kept}`, this.styles.dim);
+    if (kept) {
+      // --continue opens this one, even when it is not the newest file (/session load).
+      recordLastUsed(this.worktree, kept);
+      this.print(`Session ${kept} saved: replio --session ${kept}`, this.styles.dim);
+    }
     this.#sessions.close();
   }
 }

@@ -25,6 +25,8 @@ export interface ReplHost {
    * shows them while it runs.
    */
   lateNotices?: NoticeRelay;
+  /** `--model` was given: it wins over the model a resumed session last used. */
+  modelGiven?: boolean;
   /** `--mode`; undefined starts in the config's `mode`. */
   mode: string | undefined;
   /** `--session` or `--continue`: continue or create this session. */

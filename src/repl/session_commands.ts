@@ -4,6 +4,7 @@
  * @module
  */
 import { listSessions } from "../session/mod.ts";
+import { printDamage } from "./session_damage.ts";
 import type { ReplContext, SlashCommand } from "./context.ts";
 import { splitFirst } from "./slash.ts";
 
@@ -13,6 +14,11 @@ export const sessionCommand: SlashCommand = {
   usage: "/session [new | load ID | list]",
   summary: "Show the session, start a new one, continue another, or list them",
   complete: () => ["new", "load", "list"],
+  // Top-level sessions, newest first: what `/session list` shows and `load` opens.
+  completeNext: async (repl, first) =>
+    first === "load"
+      ? (await listSessions(repl.worktree)).filter((s) => !s.parent).map((s) => s.id)
+      : [],
   async run(repl, args) {
     const [action, rest] = splitFirst(args);
     switch (action) {
@@ -34,9 +40,11 @@ export const sessionCommand: SlashCommand = {
         }
         await repl.loadSession(rest);
         repl.print(
-          `Continuing session ${repl.session.id} (${formatTurns(repl.session.turns)})`,
+          `Continuing session ${repl.session.id} (${formatTurns(repl.session.turns)})` +
+            (repl.model ? ` with model ${repl.model}` : ""),
           repl.styles.dim,
         );
+        printDamage(repl);
         repl.showRecent();
         return;
       case "list":

@@ -4,8 +4,10 @@
  * @module
  */
 import { CONFIG_KEYS, editDistance } from "../config/mod.ts";
-import { BUILTIN_MODES, modeNames, type ModeSpec } from "../tools/mod.ts";
+import { modeNames } from "../tools/mod.ts";
 import type { ReplContext, SlashCommand } from "./context.ts";
+import { describeMode } from "./mode_cycle.ts";
+import { pickModel } from "./model_picker.ts";
 import { splitFirst } from "./slash.ts";
 
 /** `/mode [name]`. */
@@ -19,15 +21,13 @@ export const modeCommand: SlashCommand = {
     if (!name) {
       for (const mode of modeNames(repl.config)) {
         const mark = mode === repl.policy.mode ? "*" : " ";
-        const description = mode === "default"
-          ? "The configured policy, no mode layered over it"
-          : modeSpec(repl, mode)?.description ?? "";
+        const description = describeMode(repl.config, mode);
         repl.print(`${mark} ${mode}  ${repl.styles.dim(description)}`);
       }
       return;
     }
     repl.setMode(name);
-    const description = modeSpec(repl, name)?.description;
+    const description = describeMode(repl.config, name);
     repl.print(`Mode ${name}${description ? `: ${description}` : ""}`, repl.styles.dim);
   },
 };
@@ -36,15 +36,11 @@ export const modeCommand: SlashCommand = {
 export const modelCommand: SlashCommand = {
   name: "model",
   usage: "/model [name]",
-  summary: "Show the model, or switch to another the endpoint lists",
+  summary: "Pick a model from the endpoint's list, or switch to the one named",
   complete: (repl) => repl.knownModels,
   async run(repl, args) {
     const name = args.trim();
-    if (!name) {
-      if (repl.model) repl.print(`Model ${repl.model}`);
-      else repl.printError(repl.modelProblem);
-      return;
-    }
+    if (!name) return await chooseModel(repl);
     let checked = "";
     try {
       const models = await repl.listModels();
@@ -87,6 +83,33 @@ export const configCommand: SlashCommand = {
   },
 };
 
-function modeSpec(repl: ReplContext, name: string): ModeSpec | undefined {
-  return (repl.config.get("modes") as Record<string, ModeSpec>)[name] ?? BUILTIN_MODES[name];
+/** `/model` alone: a picker of the endpoint's models, or the name and the list without a terminal. */
+async function chooseModel(repl: ReplContext): Promise<void> {
+  if (!repl.model) {
+    repl.printError(repl.modelProblem);
+    return;
+  }
+  let models: string[] | null;
+  try {
+    models = await repl.listModels();
+  } catch (error) {
+    if (!(error instanceof Error)) throw error;
+    repl.print(`Model ${repl.model} (the endpoint did not list its models: ${error.message})`);
+    return;
+  }
+  const terminal = repl.pickerTerminal();
+  if (!models?.length || !terminal) {
+    repl.print(`Model ${repl.model}`);
+    if (models?.length) {
+      repl.print(`The endpoint lists: ${models.join(", ")}; /model NAME switches`, repl.styles.dim);
+    }
+    return;
+  }
+  const chosen = await pickModel(models, repl.model, terminal);
+  if (chosen === null || chosen === repl.model) {
+    repl.print(`Model ${repl.model} (unchanged)`, repl.styles.dim);
+    return;
+  }
+  await repl.setModel(chosen);
+  repl.print(`Model ${chosen}`, repl.styles.dim);
 }

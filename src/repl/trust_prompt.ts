@@ -4,6 +4,7 @@
  * @module
  */
 import { describeProjectSettings, type FolderTrust, type TrustAnswer } from "../config/mod.ts";
+import { wrapText } from "../ui/markdown.ts";
 import type { Styles } from "../ui/styles.ts";
 import type { TextWriter } from "../ui/writer.ts";
 
@@ -11,6 +12,8 @@ import type { TextWriter } from "../ui/writer.ts";
 export interface TrustPromptIo {
   out: TextWriter;
   styles: Styles;
+  /** Columns to wrap at; 0 (or absent) wraps nothing. */
+  width?: number;
   /** One typed line; null at the end of input. */
   readLine(): Promise<string | null>;
 }
@@ -48,15 +51,21 @@ export async function askFolderTrust(trust: FolderTrust, io: TrustPromptIo): Pro
   const { out, styles } = io;
   const ignored = trust.ignored!;
   const lines = describeProjectSettings(ignored);
+  // Wrapped at word boundaries here: the terminal would cut words (`tool_permissio` / `n.bash`).
+  const wrap = (text: string, indent = "  ") =>
+    io.width ? wrapText(text, io.width - 1, indent).join("\n") : text;
   const kept = ignored.kept.length
-    ? styles.dim(`Applied already, as they only tighten: ${ignored.kept.join(", ")}\n`)
+    ? styles.dim(`${wrap(`Applied already, as they only tighten: ${ignored.kept.join(", ")}`)}\n`)
     : "";
+  const question = wrap(TRUST_QUESTION.trimEnd(), "");
   out.write(
-    `${styles.yellow(`${trust.worktree} is not a trusted folder.`)}\n` +
-      `Its own replio settings (.replio/) were not loaded. Trusted, they would enable:\n` +
-      lines.map((line) => `  - ${line}\n`).join("") + kept +
-      styles.dim("Only trust folders whose contents you trust as your own.\n") +
-      TRUST_QUESTION,
+    `${styles.yellow(wrap(`${trust.worktree} is not a trusted folder.`))}\n` +
+      `${
+        wrap("Its own replio settings (.replio/) were not loaded. Trusted, they would enable:")
+      }\n` +
+      lines.map((line) => `${wrap(`  - ${line}`, "    ")}\n`).join("") + kept +
+      styles.dim(`${wrap("Only trust folders whose contents you trust as your own.")}\n`) +
+      `${question} `,
   );
   const text = (await io.readLine())?.trim().toLowerCase() ?? "";
   const answer: TrustAnswer = ["y", "yes"].includes(text)
@@ -64,14 +73,11 @@ export async function askFolderTrust(trust: FolderTrust, io: TrustPromptIo): Pro
     : ["o", "once"].includes(text)
     ? "once"
     : "no";
-  out.write(
-    styles.dim(
-      answer === "always"
-        ? `Trusted ${trust.worktree}: added to trusted_folders of the global config\n`
-        : answer === "once"
-        ? "Trusted for this session\n"
-        : `Continuing without the folder's settings; run "replio trust" to load them\n`,
-    ),
-  );
+  const said = answer === "always"
+    ? `Trusted ${trust.worktree}: added to trusted_folders of the global config`
+    : answer === "once"
+    ? "Trusted for this session"
+    : `Continuing without the folder's settings; run "replio trust" to load them`;
+  out.write(styles.dim(`${wrap(said)}\n`));
   return answer;
 }

@@ -38,6 +38,7 @@ const REQUIRED_FIELDS: Record<RecordType, Record<string, FieldKind>> = {
   analysis: { tool_call_id: "string", text: "string" },
   compaction: { summary: "string", upto: "number" },
   subagent: { session: "string", agent_type: "string", task: "string" },
+  model: { model: "string" },
   turn_end: { status: "string", usage: "object" },
   pending: { call_id: "string", tool: "string", arguments: "object", activity: "object" },
   approval: { call_id: "string", decision: "string" },

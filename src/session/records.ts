@@ -39,6 +39,8 @@ export type SessionRecord =
     upto: number;
   }
   | { type: "subagent"; ts: string; session: string; agent_type: string; task: string }
+  /** The model the turns after it use, when it changed since the header (the REPL's /model). */
+  | { type: "model"; ts: string; model: string }
   | { type: "turn_end"; ts: string; status: TurnStatus; usage: Usage }
   | { type: "pending" } & PendingCall
   | {

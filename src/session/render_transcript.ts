@@ -62,6 +62,8 @@ function renderRecord(record: SessionRecord): string[] {
       );
     case "subagent":
       return labelled(`Sub-agent ${record.session} (${record.agent_type})`, record.task, 3);
+    case "model":
+      return [`Model ${record.model} from here on`];
     case "turn_end": {
       const tokens = record.usage.total_tokens.toLocaleString("en-US");
       return [`── Turn ended: ${record.status} · ${tokens} tokens ──`];

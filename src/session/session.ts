@@ -180,6 +180,16 @@ export class Session implements Disposable {
     await this.checkpoints.save(this.#state.turns, path);
   }
 
+  /** The model the session's turns use now: the last `model` record's, else the header's. */
+  get model(): string | null {
+    return this.#state.model ?? this.header.model ?? null;
+  }
+
+  /** Records that the turns from here on use `model` (nothing is written when it is the same). */
+  appendModel(model: string): void {
+    if (model !== this.model) this.append({ type: "model", model });
+  }
+
   /** The number of the last turn started; a resumed session's next turn is `turns + 1`. */
   get turns(): number {
     return this.#state.turns;

@@ -56,12 +56,19 @@ export class SessionState {
   #turnOpen = false;
   #turn: TurnTrace | null = null;
   #unansweredPrompt: string | null = null;
+  /** The model of the last `model` record; null before one. */
+  #model: string | null = null;
   /** Calls a `--park` run stopped at that have no result yet, with their answer if given. */
   readonly #parked = new Map<string, ParkedCall>();
 
   /** How many `message` records the session holds; compaction's `upto` counts these. */
   get messageCount(): number {
     return this.#messageCount;
+  }
+
+  /** The model the last `model` record named (a switch since the header), or null. */
+  get model(): string | null {
+    return this.#model;
   }
 
   /** The number of the last turn started (0 before the first). */
@@ -92,6 +99,9 @@ export class SessionState {
         if (parked) parked.approval = record;
         break;
       }
+      case "model":
+        this.#model = record.model;
+        break;
       case "compaction":
         this.#summary = record.summary;
         this.#kept = this.#kept.filter((entry) => entry.index > record.upto);

@@ -204,7 +204,11 @@ export async function invokeTool(
       policy.approvals!.add(rule);
       reason = `${reason}; always: ${describeRule(rule)}`;
     }
-    if (typeof answer === "object") {
+    if (typeof answer === "object" && "declined" in answer) {
+      // The person's reason goes to the model, as a parked call's `replio deny` note does.
+      note = answer.declined;
+      reason = `${reason}; declined by the user ("${note}")`;
+    } else if (typeof answer === "object") {
       // The person wrote this call: it runs as written, checked against the schema again.
       try {
         call = registry.prepare(call.tool.name, { ...call.args, [key!]: answer.edited });
@@ -214,7 +218,9 @@ export async function invokeTool(
       edited = answer.edited;
       reason = `${reason}; edited by the user`;
     }
-    decision = answer === "no" || answer === "cancel" ? "declined" : "granted";
+    const isDeclined = answer === "no" || answer === "cancel" ||
+      (typeof answer === "object" && "declined" in answer);
+    decision = isDeclined ? "declined" : "granted";
     cancelled = answer === "cancel";
   }
   const record: PermissionRecord = {

@@ -94,9 +94,15 @@ export interface ConfirmRequest {
 /**
  * The answer to a confirmation: `cancel` cancels the whole turn, `always` also accepts the
  * offered rule for the session, `edited` runs the call with the key argument as the person
- * rewrote it.
+ * rewrote it, `declined` refuses it with the person's reason, which the model is told.
  */
-export type ConfirmAnswer = "yes" | "no" | "cancel" | "always" | { edited: string };
+export type ConfirmAnswer =
+  | "yes"
+  | "no"
+  | "cancel"
+  | "always"
+  | { edited: string }
+  | { declined: string };
 
 /** Where the engine reports; only `confirm` and `ask` return a value. */
 export interface Sink {

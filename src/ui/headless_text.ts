@@ -5,7 +5,7 @@
  */
 import type { ConfirmAnswer, Sink, TurnEvent } from "./events.ts";
 import { type ActivityOptions, formatActivity } from "./format_activity.ts";
-import { refusalLine } from "./refusal_line.ts";
+import { CANCELLED_RESULT, cancelledLine, type Refusal, refusalLine } from "./refusal_line.ts";
 import type { Styles } from "./styles.ts";
 import type { TextWriter } from "./writer.ts";
 
@@ -19,7 +19,7 @@ export interface HeadlessTextOptions extends ActivityOptions {
 export class HeadlessTextSink implements Sink {
   #answerEndsWithNewline = true;
   /** The refusal of the call whose result comes next (calls run one at a time). */
-  #refusal: { decision: "declined" | "denied"; reason: string } | null = null;
+  #refusal: Refusal | null = null;
 
   constructor(
     private readonly out: TextWriter,
@@ -42,14 +42,15 @@ export class HeadlessTextSink implements Sink {
         // A parked call has no refusal: the run stops there and says so itself.
         this.#refusal = event.decision === "granted" || event.decision === "parked"
           ? null
-          : { decision: event.decision, reason: event.reason };
+          : { tool: event.tool, decision: event.decision, reason: event.reason };
         break;
       case "tool_result":
         if (this.#refusal) {
           // The result is written for the model; the person gets what happened and the fix.
-          const { decision, reason } = this.#refusal;
-          this.err.write(styles.red(refusalLine(decision, reason, false, "headless")) + "\n");
+          this.err.write(styles.red(refusalLine(this.#refusal, false, "run")) + "\n");
           this.#refusal = null;
+        } else if (event.is_error && event.output === CANCELLED_RESULT) {
+          this.err.write(styles.yellow(cancelledLine("run")) + "\n");
         } else if (event.is_error && options.showErrors) {
           this.err.write(styles.red(`! ${event.output.split("\n")[0]}`) + "\n");
         } else if (event.is_note && options.showNotes) {

@@ -15,9 +15,11 @@ import type {
 } from "./events.ts";
 import type { Usage } from "../providers/types.ts";
 import type { AskRequest } from "../tools/types.ts";
-import { formatActivity, formatConfirm, statusDetail } from "./format_activity.ts";
+import { askConfirm, type Prompter } from "./confirm_prompt.ts";
+import { echoLines } from "./echo_lines.ts";
+import { formatActivity, statusDetail } from "./format_activity.ts";
 import { MarkdownStream, stripStyles, wrapText } from "./markdown.ts";
-import { refusalLine } from "./refusal_line.ts";
+import { CANCELLED_RESULT, cancelledLine, type Refusal, refusalLine } from "./refusal_line.ts";
 import { createStyles, type Styles } from "./styles.ts";
 import type { TextWriter } from "./writer.ts";
 
@@ -31,15 +33,7 @@ export interface TerminalDisplay {
   showThinking: boolean;
 }
 
-/** What the person did at a prompt: typed a line, pressed Ctrl-C, or Ctrl-D (or input ended). */
-export type PromptAnswer = { kind: "line"; text: string } | { kind: "interrupt" } | {
-  kind: "eof";
-};
-
-/** Reads one line from the person; `initial` is put on the line for editing. */
-export interface Prompter {
-  question(prompt: string, initial?: string): Promise<PromptAnswer>;
-}
+export type { PromptAnswer, Prompter } from "./confirm_prompt.ts";
 
 /** What the terminal renderer works with. */
 export interface TerminalSinkOptions {
@@ -139,7 +133,9 @@ export class TerminalSink implements Sink {
         // be an alias of the tool the permission names).
         if (event.decision !== "granted" && event.decision !== "parked") {
           const pending = [...this.#calls.values()].at(-1);
-          if (pending) pending.refusal = { decision: event.decision, reason: event.reason };
+          if (pending) {
+            pending.refusal = { tool: event.tool, decision: event.decision, reason: event.reason };
+          }
         }
         break;
       case "note":
@@ -158,54 +154,19 @@ export class TerminalSink implements Sink {
 
   async confirm(request: ConfirmRequest): Promise<ConfirmAnswer> {
     this.settle();
-    const s = this.#options.styles;
-    const text = formatConfirm(request, this.#display);
-    // The rule "a" would accept is shown before anyone accepts it.
-    if (request.always) {
-      this.#line(`a: always allow ${request.always} in this session`, s.dim, "  ");
-    }
-    const extra = [
-      ...(request.always ? ["a always"] : []),
-      ...(request.editable !== undefined ? ["e edit"] : []),
-    ];
-    const keys = extra.length ? ` ${s.dim(`(${extra.join(", ")})`)}` : "";
-    const question = `${s.dim(`(${request.reason})`)} [y/N]${keys} `;
-    const lead = `${s.yellow("?")} Allow `;
-    const width = this.#options.width();
-    const [first = "", ...more] = text.label;
-    const fits = width === 0 || stripStyles(lead).length + first.length <= width;
-    let prompt = `${lead}${first} ${question}`;
-    // Anything longer than one line is printed (wrapped, never clipped) before a short prompt.
-    if (more.length || !fits || text.path || text.warning) {
-      this.#line(first, (t) => t, lead, "    ");
-      for (const line of more) this.#line(line, (t) => t, "    ");
-      if (text.path) this.#line(text.path, s.dim, "  ");
-      if (text.warning) this.#line(text.warning, s.yellow, `  ${s.yellow("!")} `);
-      prompt = `  ${question}`;
-    }
-    const answer = await this.#options.prompter.question(prompt);
-    const result = await this.#confirmAnswer(answer, request);
+    const result = await askConfirm(request, {
+      styles: this.#options.styles,
+      display: this.#display,
+      width: this.#options.width(),
+      prompter: this.#options.prompter,
+      line: (text, style, lead, indent) => this.#line(text, style, lead, indent),
+      write: (text) => this.#write(text),
+    });
     this.#cancelled = result === "cancel";
-    if (result !== "no" && result !== "cancel") this.#spin("Running");
+    const runs = result === "yes" || result === "always" ||
+      (typeof result === "object" && "edited" in result);
+    if (runs) this.#spin("Running");
     return result;
-  }
-
-  /** Ctrl-C cancels the turn; Ctrl-D means "no", as an empty answer does. */
-  async #confirmAnswer(answer: PromptAnswer, request: ConfirmRequest): Promise<ConfirmAnswer> {
-    if (answer.kind === "interrupt") return "cancel";
-    if (answer.kind === "eof") return "no";
-    const key = answer.text.trim().toLowerCase();
-    if (key === "y" || key === "yes") return "yes";
-    if ((key === "a" || key === "always") && request.always) return "always";
-    if ((key === "e" || key === "edit") && request.editable !== undefined) {
-      const edited = await this.#options.prompter.question(
-        `  ${this.#options.styles.dim("edit:")} `,
-        request.editable,
-      );
-      if (edited.kind === "interrupt") return "cancel";
-      return edited.kind === "line" && edited.text.trim() ? { edited: edited.text } : "no";
-    }
-    return "no";
   }
 
   async ask(request: AskRequest & { from?: string }): Promise<string | null> {
@@ -285,21 +246,30 @@ export class TerminalSink implements Sink {
     const firstLine = event.output.split("\n")[0] ?? "";
     if (call?.refusal) {
       // The result is written for the model ("do not retry it"); people get what happened.
-      const { decision, reason } = call.refusal;
+      const { decision } = call.refusal;
       // A Ctrl-C at the prompt ends the turn; "(cancelled)" says all there is to say.
       if (!(decision === "declined" && this.#cancelled)) {
-        const line = refusalLine(decision, reason, statusDetail(call.activity).length > 0, "repl");
+        const changesFiles = statusDetail(call.activity).length > 0;
+        const line = refusalLine(call.refusal, changesFiles, "repl");
         this.#line(line, decision === "declined" ? s.yellow : s.red, "  ");
       }
+    } else if (event.is_error && event.output === CANCELLED_RESULT) {
+      this.#line(cancelledLine("repl"), s.yellow, "  ");
     } else if (event.is_error) {
       if (this.#display.showErrors) this.#line(`! ${firstLine}`, s.red, "  ");
     } else if (event.is_note) {
       if (this.#display.showNotes) this.#line(firstLine, s.dim, "  ");
     } else if (activity?.echo && this.#display.toolStatusVisible) {
-      const lines = event.output.replace(/\n$/, "").split("\n");
-      for (const line of lines.slice(0, ECHO_LINES)) this.#line(line, s.dim, "  ");
-      if (lines.length > ECHO_LINES) {
-        this.#line(`… ${lines.length - ECHO_LINES} more lines`, s.dim, "  ");
+      // Counted in the command's output, not in the cut result the model got.
+      const { shown, more, keptId } = echoLines(event.output, ECHO_LINES);
+      for (const line of shown) this.#line(line, s.dim, "  ");
+      if (more > 0) {
+        const kept = keptId ? ` (full output kept as ${keptId}: /output ${keptId})` : "";
+        this.#line(
+          `… ${formatCount(more)} more ${more === 1 ? "line" : "lines"}${kept}`,
+          s.dim,
+          "  ",
+        );
       }
     }
     this.#spin("Working");
@@ -430,7 +400,7 @@ export class TerminalSink implements Sink {
 /** A call on its way: what the line showed, and the policy's or person's refusal if any. */
 interface PendingCall {
   activity: Activity;
-  refusal: { decision: "declined" | "denied"; reason: string } | null;
+  refusal: Refusal | null;
 }
 
 /** Diff lines of a status preview keep their colour under the dimming. */

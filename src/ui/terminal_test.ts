@@ -14,7 +14,9 @@ const DISPLAY: TerminalDisplay = {
 };
 
 /** Scripted answers: a string is a typed line, null is Ctrl-C, "\x04" is Ctrl-D. */
-function sink(options: { display?: Partial<TerminalDisplay>; answers?: (string | null)[] } = {}) {
+function sink(
+  options: { display?: Partial<TerminalDisplay>; answers?: (string | null)[]; width?: number } = {},
+) {
   const out = new StringWriter();
   const prompts: string[] = [];
   let interrupts = 0;
@@ -22,7 +24,7 @@ function sink(options: { display?: Partial<TerminalDisplay>; answers?: (string |
   const terminal = new TerminalSink({
     out,
     styles: createStyles(false),
-    width: () => 40,
+    width: () => options.width ?? 40,
     animate: false,
     display: { ...DISPLAY, ...options.display },
     prompter: {
@@ -146,7 +148,7 @@ Deno.test("TerminalSink summarises thinking, or shows it dimmed with show_thinki
 });
 
 Deno.test("TerminalSink confirm shows the activity label and maps the answer", async () => {
-  const { terminal, prompts } = sink({ answers: ["y", "n", "", null, "\x04"] });
+  const { terminal, prompts } = sink({ answers: ["y", "n", "", null, "\x04"], width: 100 });
   const request = {
     tool: "run_command",
     activity: { glyph: "$", verb: "Run", key: "pytest", params: { timeout: 600 }, echo: true },
@@ -157,7 +159,41 @@ Deno.test("TerminalSink confirm shows the activity label and maps the answer", a
   assert.equal(await terminal.confirm(request), "no");
   assert.equal(await terminal.confirm(request), "cancel");
   assert.equal(await terminal.confirm(request), "no", "Ctrl-D means no");
-  assert.equal(prompts[0], "? Allow $ Run pytest [timeout=600] (tool_permission.bash) [y/N] ");
+  assert.equal(
+    prompts[0],
+    "? Allow $ Run pytest [timeout=600] (tool_permission.bash) [y/N] (t tell why) ",
+  );
+});
+
+Deno.test("TerminalSink confirm explains a key that does not apply and asks again", async () => {
+  const { terminal, out } = sink({ answers: ["a", "e", "y"], width: 100 });
+  const request = {
+    tool: "file_read",
+    activity: { glyph: "←", verb: "Read", key: "/etc/hostname", params: {}, echo: false },
+    reason: "outside worktree",
+  };
+  assert.equal(await terminal.confirm(request), "yes");
+  const lines = out.text.split("\n");
+  assert.deepEqual(lines.filter((line) => line.startsWith("  ")), [
+    '  a: no "always" rule fits this call: a call outside the worktree asks every time; press y to allow',
+    "    it once",
+    "  e: this call has no command to edit; press y to allow it as shown",
+  ]);
+  assert.equal(lines.filter((line) => line.includes("[y/N]")).length, 3);
+});
+
+Deno.test("TerminalSink confirm 't' declines with the reason the model is to get", async () => {
+  const request = {
+    tool: "run_command",
+    activity: { glyph: "$", verb: "Run", key: "rm -rf build", params: {}, echo: true },
+    reason: "tool_permission.bash",
+  };
+  const told = sink({ answers: ["t", "  not on a Friday "] });
+  assert.deepEqual(await told.terminal.confirm(request), { declined: "not on a Friday" });
+  assert.match(told.out.text, /why \(the model is told\): \n$/);
+  // An empty reason is a plain no; Ctrl-C there cancels the turn.
+  assert.equal(await sink({ answers: ["t", ""] }).terminal.confirm(request), "no");
+  assert.equal(await sink({ answers: ["t", null] }).terminal.confirm(request), "cancel");
 });
 
 Deno.test("TerminalSink ask numbers options, names a sub-agent and maps a number", async () => {
@@ -233,7 +269,10 @@ Deno.test("TerminalSink marks a declined edit's diff as not applied, in words fo
       "✎ Edit a.ts",
       "  -old",
       "  +new",
-      "? Allow ✎ Edit a.ts (tool_permission.edit) [y/N] ",
+      // At 40 columns the question wraps at word boundaries, never inside a word.
+      "? Allow ✎ Edit a.ts",
+      "  (tool_permission.edit) [y/N] (t tell",
+      "  why) ",
       "  ✗ Not applied: you declined it",
       "",
     ].join("\n"),
@@ -261,7 +300,10 @@ Deno.test("TerminalSink tells people what a policy refusal means, not the model'
   });
   const text = out.text.replace(/\n +/g, " ");
   assert.ok(!text.includes("do not retry"), text);
-  assert.match(text, /! Blocked by policy \(mode plan\): the model was told to take another way/);
+  assert.match(
+    text,
+    /! Not run: mode plan does not allow run_command: switch modes with \/mode or Shift\+Tab/,
+  );
 });
 
 Deno.test("TerminalSink redraws a running command's live lines in place and clears them for the result", () => {

@@ -63,7 +63,7 @@ Deno.test("TerminalSink confirm shows the tail of a 200-character command", asyn
   const screen = await confirmScreen(runRequest(PADDED));
   assert.ok(screen.includes(TAIL), screen);
   assert.match(screen, /^\? Allow \$ Run npm test/);
-  assert.match(screen, /\n {2}\(tool_permission\.bash\) \[y\/N\] \n$/);
+  assert.match(screen, /\n {2}\(tool_permission\.bash\) \[y\/N\] \(t tell why\) \n$/);
 });
 
 Deno.test("formatConfirm shows every line of a multi-line command and its parameters", () => {
@@ -96,7 +96,8 @@ Deno.test("TerminalSink confirm shows the resolved path and why a write asks", a
   });
   assert.equal(
     outside,
-    "? Allow → Write link.txt\n  → /tmp/outside/new (outside worktree)\n  (outside worktree) [y/N] \n",
+    "? Allow → Write link.txt\n  → /tmp/outside/new (outside worktree)\n" +
+      "  (outside worktree) [y/N] (t tell why) \n",
   );
   const guarded = await confirmScreen({
     ...write,
@@ -110,7 +111,7 @@ Deno.test("TerminalSink confirm shows the resolved path and why a write asks", a
     "? Allow → Write .git/config\n  → /w/.git/config (protected)\n" +
       "  ! .git/config is protected: it steers git or replio, so writing it can run commands or " +
       "lift replio's limits: allow only if you asked for it\n" +
-      "  (protected path .git/config) [y/N] \n",
+      "  (protected path .git/config) [y/N] (t tell why) \n",
   );
 });
 

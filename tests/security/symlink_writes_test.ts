@@ -80,7 +80,7 @@ Deno.test("replio tool file_write append through a dangling link exits 3 and lan
   const args = JSON.stringify({ path: "link.txt", content: "MARKER", mode: "append" });
   const run = await runReplio(["tool", "file_write", args], { cwd: s.wt.path });
   assert.equal(run.code, 3, run.stdout + run.stderr);
-  assert.match(run.stdout, /needs confirmation \(outside worktree\)/);
+  assert.match(run.stderr, /needs your confirmation \(outside the worktree\)/);
   assert.equal(await exists(target), false);
 });
 
