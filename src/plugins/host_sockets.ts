@@ -4,9 +4,9 @@
  * docker.sock, the D-Bus buses and systemd's user manager would run things outside the sandbox.
  *
  * - `/run`, `/var/run` and `$XDG_RUNTIME_DIR`, where daemons keep their sockets, are replaced by
- *   an empty tmpfs. What commands need from them comes back: the links directly in them
- *   (`/run/shm`, NixOS's `/run/current-system`), `/etc/resolv.conf` when it points into them,
- *   and an empty private `$XDG_RUNTIME_DIR`.
+ *   an empty tmpfs. What commands need from them comes back: the links directly in them that
+ *   lead into `/dev` or `/nix/store` (`/run/shm`, NixOS's `/run/current-system`),
+ *   `/etc/resolv.conf` when it points into them, and an empty private `$XDG_RUNTIME_DIR`.
  * - Sockets (and FIFOs) under `$HOME` are covered by `/dev/null`: those in its hidden folders,
  *   up to two folders down (`~/.docker/run/docker.sock`, `~/.ssh/<control socket>`), found
  *   before each command ({@link TreeScan}).
@@ -21,6 +21,11 @@ import { ScanLimitError, TreeScan } from "./tree_scan.ts";
 
 /** Where the host's sockets normally live, each hidden behind an empty tmpfs. */
 const RUNTIME_DIRS = ["/run", "/var/run"];
+/**
+ * Where a link in a hidden folder may lead and be made again: the sandbox's own fresh `/dev`
+ * (`/run/shm`), and NixOS's read-only store (`/run/current-system`, whose `sw/bin` is on PATH).
+ */
+const RESTORED_TARGETS = ["/dev", "/nix/store"];
 /** Sockets outside those folders that hand out root: LXD's, as a package and as a snap. */
 const KNOWN_SOCKETS = ["/var/lib/lxd/unix.socket", "/var/snap/lxd/common/lxd/unix.socket"];
 /** Depth of the deepest folder under `$HOME` read: `~/.docker/run` is 2. */
@@ -78,12 +83,19 @@ function hiddenDirs(candidates: string[]): string[] {
   return real.filter((path) => !real.some((other) => other !== path && isWithin(path, other)));
 }
 
-/** Links directly in `dir`, to be made again in its tmpfs. */
+/**
+ * Links directly in `dir` that lead into {@link RESTORED_TARGETS}, to be made again in its tmpfs.
+ * Others stay hidden: `/var/run/docker.sock` may be a link to the socket's real place, and the
+ * link is the path clients use.
+ */
 function linksIn(dir: string): [string, string][] {
   try {
-    return [...Deno.readDirSync(dir)].filter((entry) => entry.isSymlink).map((entry) => {
+    return [...Deno.readDirSync(dir)].filter((entry) => entry.isSymlink).flatMap((entry) => {
       const path = join(dir, entry.name);
-      return [Deno.readLinkSync(path), path];
+      const target = realOrNull(path);
+      return target && RESTORED_TARGETS.some((safe) => isWithin(target, safe))
+        ? [[Deno.readLinkSync(path), path] as [string, string]]
+        : [];
     });
   } catch (error) {
     if (error instanceof Deno.errors.NotFound || isAccessError(error)) return [];

@@ -289,13 +289,24 @@ Deno.test({
     await using t = await trap();
     const socket = `/run/replio_edges_${crypto.randomUUID()}.sock`;
     await using _daemon = startDaemon(socket, t.marker);
-    const output = await runCommand(wt, connectTo(socket));
-    assert.match(output, /No such file or directory/);
-    assert.deepEqual(await t.ran(), []);
+    // The path clients use may be a link in /run to the socket's real place: hidden as well.
+    await using elsewhere = await outsideTmp("replio_edges_real_");
+    const real = join(elsewhere.path, "daemon.sock");
+    await using _linked = startDaemon(real, t.marker);
+    const link = `/run/replio_edges_${crypto.randomUUID()}.link`;
+    await Deno.symlink(real, link);
+    try {
+      const both = `${connectTo(socket)}; ${connectTo(link)}`;
+      const output = await runCommand(wt, both);
+      assert.match(output, /No such file or directory[\s\S]*No such file or directory/);
+      assert.deepEqual(await t.ran(), []);
 
-    await wt.write(".xdg/replio/config.yaml", OFF);
-    assert.equal(await runCommand(wt, connectTo(socket)), "exit 0");
-    assert.deepEqual(await t.ran(), ["ran"]);
+      await wt.write(".xdg/replio/config.yaml", OFF);
+      assert.equal(await runCommand(wt, both), "exit 0");
+      assert.deepEqual(await t.ran(), ["ran", "ran"]);
+    } finally {
+      await Deno.remove(link);
+    }
   },
 });
 
