@@ -129,8 +129,6 @@ function suggestFlags(ws: Workspace, tools: ToolStanding[], modelHost: string | 
   const enabled = new Set(tools.filter((t) => t.status !== "denied").map((t) => t.name));
   const wanted = ws.registry.list().filter((tool) => enabled.has(tool.name)).map(denoNeedsOf);
   const run = [...new Set(wanted.flatMap((needs) => needs.run ?? []))];
-  // Commands run in bwrap unless sandbox.mode is off: without it, auto would quietly run them bare.
-  if (run.includes("bash") && ws.config.get("sandbox.mode") !== "off") run.push("bwrap");
   const webNet = wanted.some((needs) => needs.net);
   // Tools' own variables are optional (read only when granted), so the narrowest set omits them.
   const env = envNames(ws);

@@ -6,7 +6,7 @@
  */
 import type { Config } from "../config/config.ts";
 import { relative } from "../fs/path.ts";
-import { planSandbox, sandboxEdges } from "./sandbox_bwrap.ts";
+import { bwrapProblem, planSandbox, sandboxEdges } from "./sandbox_bwrap.ts";
 
 /** What `replio permissions` says about the sandbox (its `sandbox` key in `--json`). */
 export interface SandboxReach {
@@ -49,9 +49,8 @@ export function sandboxReach(config: Config, worktree: string): SandboxReach {
     left: ["everything the user can reach: commands run without the sandbox"],
   };
   if (plan.kind !== "bwrap") {
-    const why = config.get("sandbox.mode") === "off"
-      ? "sandbox.mode is off"
-      : plan.problem ?? "bubblewrap cannot run here: commands run without it (sandbox.mode auto)";
+    const why = config.get("sandbox.mode") === "off" ? "sandbox.mode is off" : plan.problem ??
+      `bubblewrap cannot run here (${bwrapProblem()}): commands run without it (sandbox.mode auto)`;
     return { ...none, problem: why };
   }
   let edges;
