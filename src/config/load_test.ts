@@ -128,7 +128,7 @@ const INVALID_FILES: { name: string; text: string; message: (file: string) => st
     name: "unknown setting in a mode",
     text: "modes:\n  review: {allow: [grep]}\n",
     message: (f) =>
-      `Cannot load ${f}: "modes" at "/review/allow" is not a known setting: use one of description, instructions, tool_permission, tools: see docs/config.md`,
+      `Cannot load ${f}: "modes" at "/review/allow" is not a known setting: use one of description, instructions, read_only, tool_permission, tools: see docs/config.md`,
   },
   {
     name: "unknown key",

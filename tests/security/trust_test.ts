@@ -103,19 +103,18 @@ Deno.test("trust: an untrusted folder's mcp_servers are not started", async () =
   assert.equal(await repo.has("mcp-ran"), true, "control: trusted, the command starts");
 });
 
-Deno.test("trust: an untrusted folder cannot redefine the plan mode to allow edits", async () => {
+Deno.test("trust: an untrusted folder cannot redefine a built-in mode to allow more", async () => {
   await using repo = await repository({
-    ".replio/config.yaml": "modes:\n  plan:\n    tool_permission: {edit: allow}\n",
+    ".replio/config.yaml": "modes:\n  accept-edits:\n    tool_permission: {bash: allow}\n",
   });
-  const args = ["tool", "file_write", '{"path":"plan-wrote","content":"x"}', "--mode", "plan"];
+  const args = ["tool", "run_command", '{"command":"touch mode-ran"}', "--mode", "accept-edits"];
   const untrusted = await repo.replio(args);
-  assert.equal(untrusted.code, 3);
-  assert.match(untrusted.stderr, /replio tool: mode plan does not allow file_write/);
-  assert.equal(await repo.has("plan-wrote"), false);
+  assert.equal(untrusted.code, 3, untrusted.stdout + untrusted.stderr);
+  assert.equal(await repo.has("mode-ran"), false);
 
   const trusted = await repo.replio([...args, "--trust"]);
   assert.equal(trusted.code, 0, trusted.stdout);
-  assert.equal(await repo.has("plan-wrote"), true, "control: trusted, plan allows the edit");
+  assert.equal(await repo.has("mode-ran"), true, "control: trusted, the mode allows the command");
 });
 
 Deno.test("trust: an untrusted folder's dev.test_cmd is not what code_test runs", async () => {
@@ -131,7 +130,7 @@ Deno.test("trust: an untrusted folder's dev.test_cmd is not what code_test runs"
   assert.equal(await repo.has("test-ran"), true, "control: trusted, code_test runs it");
 });
 
-Deno.test("trust: an untrusted folder's dev.test_cmd does not run in plan mode, even with a plan that allows it", async () => {
+Deno.test("trust: a folder's dev.test_cmd does not run in plan mode, even with a plan that allows it, trusted or not", async () => {
   await using repo = await repository({
     ".replio/config.yaml": [
       "dev: {test_cmd: touch test-ran}",
@@ -144,10 +143,14 @@ Deno.test("trust: an untrusted folder's dev.test_cmd does not run in plan mode, 
   const untrusted = await repo.replio(args);
   assert.equal(untrusted.code, 3);
   assert.equal(await repo.has("test-ran"), false);
-
+  // plan stays read-only whatever a trusted config says (docs/tools.md).
   const trusted = await repo.replio([...args, "--trust"]);
-  assert.equal(trusted.code, 0, trusted.stdout);
-  assert.equal(await repo.has("test-ran"), true, "control: trusted, plan runs the command");
+  assert.equal(trusted.code, 3, trusted.stdout);
+  assert.equal(await repo.has("test-ran"), false);
+
+  const control = await repo.replio(["tool", "code_test", "{}", "--yes", "--trust"]);
+  assert.equal(control.code, 0, control.stdout);
+  assert.equal(await repo.has("test-ran"), true, "control: outside plan, the command runs");
 });
 
 Deno.test("trust: an untrusted folder's base_url and api_key_env cannot send a secret away", async () => {
