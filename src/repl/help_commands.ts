@@ -103,8 +103,8 @@ function printOverview(repl: ReplContext): void {
     );
   }
   repl.print(
-    'Input: Tab completes, a trailing \\ or a """ block continues a message, Up recalls, ' +
-      "Ctrl-C cancels, Ctrl-D quits.",
+    'Input: Tab completes, Shift+Tab switches the mode, a trailing \\ or a """ block continues ' +
+      "a message, Up recalls, Ctrl-C cancels, Ctrl-D quits.",
     s.dim,
   );
 }
