@@ -71,7 +71,12 @@ start_loops() {
     loops "$loops" &
   busy=$!
   # Until setsid has made it a group leader, a signal to the group would reach nothing.
-  until [[ "$(ps -o pgid= -p "$busy" 2>/dev/null | tr -d ' ')" == "$busy" ]]; do sleep 0.01; done
+  # (A script has no job control, so its background child is no group leader and setsid does
+  # not fork; should it ever, the pid is gone and the wait ends.)
+  until [[ "$(ps -o pgid= -p "$busy" 2>/dev/null | tr -d ' ')" == "$busy" ]]; do
+    kill -0 "$busy" 2>/dev/null || break
+    sleep 0.01
+  done
 }
 
 commit="$(git -C "$repo" rev-parse --short HEAD)"
