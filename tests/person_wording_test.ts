@@ -98,7 +98,8 @@ Deno.test("person wording in the REPL: tools.deny, a mode, a person's no, a canc
   await repl.waitForPrompt();
 
   await repl.enter("/mode plan");
-  await repl.waitForPrompt();
+  // Its own line, before the next is typed: two lines typed at once would read as a paste.
+  await repl.waitFor(/Mode plan: [^\n]*\nplan >\s*$/);
   await repl.enter("make a third");
   screen = unwrapped(await repl.waitFor("Plan mode blocked it."));
   assert.match(

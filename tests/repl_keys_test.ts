@@ -142,7 +142,7 @@ Deno.test("repl Shift+Tab cycles the modes: the prompt shows each and the policy
   await repl.waitFor(/\naccept-edits >\s*$/, "the accept-edits prompt");
   // The control: the same write, one Shift+Tab later, runs.
   await repl.enter('/tool file_write {"path":"planned.txt","content":"hi"}');
-  await repl.waitForPrompt();
+  await repl.waitFor(/Write planned\.txt[\s\S]*Write planned\.txt[\s\S]*\naccept-edits >\s*$/);
   assert.equal(await env.wt.read("planned.txt"), "hi");
   await repl.keys("BTab");
   await repl.waitFor(/\nsandboxed >\s*$/, "the sandboxed prompt");

@@ -16,12 +16,13 @@ async function oneTurn(
   args: string[],
   prompt: string,
   answer: string,
-  before: string[] = [],
+  before: [command: string, said: string][] = [],
 ): Promise<string> {
   await using repl = await TmuxRepl.start(worktree, args);
-  for (const command of before) {
+  // Each command's own answer before the next line: two lines typed at once read as a paste.
+  for (const [command, said] of before) {
     await repl.enter(command);
-    await repl.waitForPrompt();
+    await repl.waitFor(said);
   }
   await repl.enter(prompt);
   await repl.waitFor(answer);
@@ -77,7 +78,10 @@ Deno.test("repl keeps a /model switch in the session and --continue resumes with
     [{ text: "Big hello." }, { text: "Still big." }, { text: "Small again." }],
     { models: ["mock-model", "fake-big"] },
   );
-  const id = await oneTurn(env.wt.path, env.args, "hello", "Big hello.", ["/model fake-big"]);
+  const id = await oneTurn(env.wt.path, env.args, "hello", "Big hello.", [[
+    "/model fake-big",
+    "Model fake-big",
+  ]]);
   assert.equal(env.mock.requests[0]!.model, "fake-big");
   const file = await Deno.readTextFile(join(env.wt.path, ".replio", "sessions", `${id}.jsonl`));
   assert.match(file, /\n\{"type":"model","ts":"[^"]+","model":"fake-big"\}\n\{"type":"turn_start"/);
