@@ -149,7 +149,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
       setExitCode(await printPermissions(options));
     });
 
-  program.command("mcp")
+  const mcp = program.command("mcp")
     .description("serve the tools to an MCP client over stdio (docs/mcp.md)")
     .option("--yes", "allow ask-gated calls")
     .option("--no", "deny ask-gated calls (the default)")
@@ -160,6 +160,25 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .action(async (options) => {
       const { runMcpServer } = await import("./mcp.ts");
       setExitCode(await runMcpServer(options));
+    });
+  mcp.command("login")
+    .description("log in to a remote server of mcp_servers with OAuth (docs/mcp.md)")
+    .argument("<name>", "the server's name in mcp_servers")
+    .option("--no-browser", "print the login URL instead of opening a browser")
+    .option("--path <dir>", "worktree (default: the current directory)")
+    .option("--trust", "load this folder's .replio/ settings for this run (see replio trust)")
+    .exitOverride()
+    .action(async (name: string, options) => {
+      const { runMcpLogin } = await import("./mcp_login.ts");
+      setExitCode(await runMcpLogin(name, options));
+    });
+  mcp.command("logout")
+    .description("forget the OAuth login of a remote server of mcp_servers")
+    .argument("<name>", "the server's name in mcp_servers")
+    .exitOverride()
+    .action(async (name: string) => {
+      const { runMcpLogout } = await import("./mcp_login.ts");
+      setExitCode(await runMcpLogout(name));
     });
 
   program.command("serve")

@@ -279,9 +279,11 @@ export async function valueProblem(name: string, value: unknown): Promise<string
   if (!spec) return `unknown key "${name}"${suggestKey(name)}`;
   // Simple values (most flags: --model, --max-rounds) are checked here; TypeBox's validator
   // loads only for the rest and for failures, off the path to the first model request.
-  if (quickCheck(spec.schema, value)) return null;
+  // Rules beyond the schema (an MCP server's command or url) are checked once the shape fits.
+  const check = (spec as { check?: (value: unknown) => string | null }).check;
+  if (quickCheck(spec.schema, value)) return check?.(value) ?? null;
   const { Value, ValueErrorType } = await import("@sinclair/typebox/value");
-  if (Value.Check(spec.schema, value)) return null;
+  if (Value.Check(spec.schema, value)) return check?.(value) ?? null;
   const first = Value.Errors(spec.schema, value).First();
   if (!first || !first.path) {
     return `"${name}" must be ${describeSchema(spec.schema)}, got ${

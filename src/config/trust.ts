@@ -248,14 +248,26 @@ export function describeProjectSettings(ignored: IgnoredProject): string[] {
   if (plugins.length) lines.push(`plugins (code run at start-up): ${plugins.join(", ")}`);
   if (ignored.pluginsFolder) lines.push("plugin code in .replio/plugins/");
   for (const [, servers] of take((k) => k === "mcp_servers")) {
-    const entries = Object.entries(servers as Record<string, { command: string; args?: string[] }>);
-    if (!entries.length) continue;
-    lines.push(
-      `MCP servers (commands started): ${
-        entries.map(([name, s]) => `${name}: ${[s.command, ...(s.args ?? [])].join(" ")}`)
-          .join("; ")
-      }`,
+    const entries = Object.entries(
+      servers as Record<string, { command?: string; args?: string[]; url?: string }>,
     );
+    const commands = entries.filter(([, s]) => s.url === undefined);
+    const remote = entries.filter(([, s]) => s.url !== undefined);
+    if (commands.length) {
+      lines.push(
+        `MCP servers (commands started): ${
+          commands.map(([name, s]) => `${name}: ${[s.command, ...(s.args ?? [])].join(" ")}`)
+            .join("; ")
+        }`,
+      );
+    }
+    if (remote.length) {
+      lines.push(
+        `MCP servers (remote, contacted): ${
+          remote.map(([name, s]) => `${name}: ${s.url}`).join("; ")
+        }`,
+      );
+    }
   }
   const dev = take((k) => k.startsWith("dev."));
   if (dev.length) {

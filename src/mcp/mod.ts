@@ -7,6 +7,7 @@
 import { denoDenial } from "../tools/mod.ts";
 import type { ConnectOptions, McpServerConfig, McpServers } from "./client.ts";
 import type { McpServeOptions } from "./server.ts";
+import type { McpLoginOptions, McpLoginResult } from "./oauth_login.ts";
 
 export type {
   ConnectOptions,
@@ -16,6 +17,7 @@ export type {
   McpServerStatus,
 } from "./client.ts";
 export type { McpServeOptions } from "./server.ts";
+export type { McpLoginOptions, McpLoginResult } from "./oauth_login.ts";
 
 /**
  * Starts the configured MCP servers in the background, or none when none is configured or
@@ -28,11 +30,14 @@ export async function startMcpServers(
 ): Promise<McpServers | null> {
   const runnable: Record<string, McpServerConfig> = {};
   for (const [name, server] of Object.entries(servers)) {
-    // Spawning without the grant would fail on each server; say once which flag serves it.
-    const denial = denoDenial({ permission: "mcp", deno: { run: [server.command] } }, "/");
-    if (denial) {
+    // Spawning or connecting without the grant would fail on each server; say once which flag
+    // serves it.
+    const missing = server.url === undefined
+      ? denoDenial({ permission: "mcp", deno: { run: [server.command!] } }, "/")?.denoFlags
+      : missingNetFlag(server.url);
+    if (missing) {
       options.warn(
-        `Cannot start MCP server "${name}": replio was started without ${denial.denoFlags}: ` +
+        `Cannot start MCP server "${name}": replio was started without ${missing}: ` +
           `restart it with that flag to use its tools`,
       );
     } else {
@@ -44,10 +49,31 @@ export async function startMcpServers(
   return new McpServers(runnable, options);
 }
 
+/** `--allow-net=<host:port>` when replio may not connect to a remote server's URL, else null. */
+function missingNetFlag(url: string): string | null {
+  const { hostname, port, protocol } = new URL(url);
+  const host = `${hostname}:${port || (protocol === "https:" ? 443 : 80)}`;
+  return Deno.permissions.querySync({ name: "net", host }).state === "granted"
+    ? null
+    : `--allow-net=${host}`;
+}
+
 /** Serves the registry's visible tools over MCP on stdin and stdout until stdin closes. */
 export async function serveMcp(options: McpServeOptions): Promise<void> {
   const { serveToolsOverStdio } = await import("./server.ts");
   await serveToolsOverStdio(options);
+}
+
+/** Logs in to a remote server of `mcp_servers` with OAuth and stores its tokens (oauth_login.ts). */
+export async function loginToMcpServer(options: McpLoginOptions): Promise<McpLoginResult> {
+  const { loginToMcpServer } = await import("./oauth_login.ts");
+  return await loginToMcpServer(options);
+}
+
+/** Forgets every stored login of a server name; returns the URLs they were for. */
+export async function forgetMcpLogins(server: string): Promise<string[]> {
+  const { removeLogins } = await import("./oauth_store.ts");
+  return await removeLogins(server);
 }
 
 /** The MCP SDK (client, server, transports), loaded on first use: its import is heavy. */

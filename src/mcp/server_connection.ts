@@ -8,6 +8,8 @@ import type { ToolArgs, ToolContext } from "../tools/types.ts";
 import { type CallToolResult, Client, ErrorCode, McpError, type McpTool } from "./_sdk.ts";
 import { describeContent } from "./mcp_tool.ts";
 import { planTransport } from "./transport.ts";
+import { displayUrl } from "./http_transport.ts";
+import { loginCommand, McpLoginRequired, ServerStartError } from "./start_error.ts";
 import type {
   ConnectOptions,
   McpServerConfig,
@@ -103,11 +105,18 @@ export class ServerConnection {
             `try a smaller request, or raise tool_timeout`,
         );
       }
+      if (error instanceof McpLoginRequired) {
+        throw new Error(
+          `MCP server "${this.name}" cannot run "${tool.name}": ${error.reason}: ask the user ` +
+            `to run \`${loginCommand(this.name)}\`, and use another tool meanwhile`,
+        );
+      }
       if (this.state === "exited" || isConnectionClosed(error)) {
         this.state = "exited";
+        const again = this.config.url === undefined ? "restarts it" : "connects again";
         throw new Error(
           `MCP server "${this.name}" ${this.#exit} while running "${tool.name}"${this.#stderrNote()}: ` +
-            `replio restarts it on the next call: retry once, or use another tool`,
+            `replio ${again} on the next call: retry once, or use another tool`,
         );
       }
       const detail = error instanceof Error ? error.message : String(error);
@@ -168,7 +177,7 @@ export class ServerConnection {
 
   /** Starts the server, connects and lists its tools, within {@link CONNECT_TIMEOUT_MS}. */
   async #open(): Promise<McpTool[]> {
-    const { transport, isolation } = await planTransport(this.config, this.options);
+    const { transport, isolation } = await planTransport(this.name, this.config, this.options);
     this.#transport = transport;
     this.isolation = isolation;
     const client = new Client({ name: "replio", version: this.options.version });
@@ -264,6 +273,7 @@ function startFailure(
   lastLine: string,
 ): string {
   const prefix = `Cannot start MCP server "${server}" (continuing without its tools)`;
+  if (error instanceof ServerStartError) return `${prefix}: ${error.message}`;
   const commandLine = [config.command, ...(config.args ?? [])].join(" ");
   if (error instanceof Deno.errors.NotFound) {
     return `${prefix}: command "${config.command}" not found: install it or fix ` +
@@ -277,8 +287,11 @@ function startFailure(
     : error instanceof Error
     ? error.message
     : String(error);
+  const check = config.url === undefined
+    ? `check that "${commandLine}" runs an MCP server on stdio`
+    : `check that ${displayUrl(new URL(config.url))} is an MCP server's URL`;
   return `${prefix}: ${detail}${lastLine ? ` (its stderr: ${lastLine})` : ""}: ` +
-    `check that "${commandLine}" runs an MCP server on stdio, or remove mcp_servers.${server}`;
+    `${check}, or remove mcp_servers.${server}`;
 }
 
 function isTimeout(error: unknown): boolean {
