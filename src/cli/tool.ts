@@ -64,7 +64,7 @@ export async function runToolCommand(
       sink: new CollectingSink(),
       audit: (record) => permissions.push(record),
     }, { id: "cli_1", name, arguments: args });
-    const refusal = permissions.findLast((p) =>
+    const refusal = permissions.findLast((p): p is Refused =>
       p.decision === "denied" || p.decision === "declined"
     );
     if (options.json) {
@@ -80,10 +80,10 @@ export async function runToolCommand(
     } else if (controller.signal.aborted) {
       // The result says "cancelled by the user" to a model; the person pressed Ctrl-C.
       await writeText(Deno.stderr, `replio tool: cancelled: ${canonical} was stopped (Ctrl-C)\n`);
-    } else if (refusal && (refusal.decision === "denied" || refusal.decision === "declined")) {
+    } else if (refusal) {
       // The result is written for a model ("continue without it"); the person gets what
       // happened and what they can do, from the decision and its reason.
-      const { what, fix } = explainRefusal({ ...refusal, decision: refusal.decision }, "tool");
+      const { what, fix } = explainRefusal(refusal, "tool");
       await writeText(Deno.stderr, `replio tool: ${what}${fix ? `: ${fix}` : ""}\n`);
     } else {
       await writeText(
@@ -98,6 +98,9 @@ export async function runToolCommand(
     Deno.removeSignalListener("SIGINT", onSignal);
   }
 }
+
+/** A permission record of a call that did not run: the policy's or a person's no. */
+type Refused = PermissionRecord & { decision: "denied" | "declined" };
 
 /** The check the call makes, done first: arguments that cannot fit the schema are a usage error. */
 function checkArguments(registry: ToolRegistry, name: string, args: unknown): void {
