@@ -8,6 +8,8 @@ import {
 } from "../src/tools/mod.ts";
 import type { ConfirmAnswer, ConfirmRequest, TurnEvent } from "../src/ui/events.ts";
 import { CollectingSink } from "../src/ui/collecting_sink.ts";
+import { startTestAgent } from "./support/agent_harness.ts";
+import { startMockModel } from "./support/mock_model.ts";
 import { configWith, tempWorktree } from "./support/worktree.ts";
 
 const registry = createRegistry();
@@ -60,4 +62,26 @@ Deno.test("a confirm prompt and a parked call get the preview even from a sink t
   const parked = await overwrite(new QuietSink(), "park");
   assert.match(parked.outcome.parked?.activity.status ?? "", DIFF);
   assert.equal(parked.written, "one\n");
+});
+
+Deno.test("through the engine too: a turn for a sink that shows no previews makes none; one that shows them gets the diff", async () => {
+  for (const showsPreviews of [false, true]) {
+    await using wt = await tempWorktree({ "a.txt": "one\n" });
+    await using mock = startMockModel([
+      { toolCalls: [{ name: "file_write", arguments: { path: "a.txt", content: "two\n" } }] },
+      { text: "done" },
+    ]);
+    const sink = new (class extends QuietSink {
+      override readonly showsPreviews = showsPreviews;
+    })();
+    using test = await startTestAgent(wt.path, mock, { sink, headless: "yes" });
+    const result = await test.agent.runTurn("write", new AbortController().signal);
+    assert.equal(result.status, "ok");
+    assert.equal(await wt.read("a.txt"), "two\n");
+    const call = sink.events.find((e): e is Extract<TurnEvent, { type: "tool_call" }> =>
+      e.type === "tool_call"
+    )!;
+    if (showsPreviews) assert.match(call.activity.status ?? "", DIFF);
+    else assert.equal(call.activity.status, undefined, "a preview was made nobody sees");
+  }
 });

@@ -486,5 +486,7 @@ function observingSink(inner: Sink, result: TurnResult): Sink {
     },
     confirm: (request) => inner.confirm(request),
     ask: (request) => inner.ask(request),
+    // Whether anyone sees status previews is the renderer's to say (json and stream-json don't).
+    ...(inner.showsPreviews === undefined ? {} : { showsPreviews: inner.showsPreviews }),
   };
 }
