@@ -179,8 +179,10 @@ export class HttpServerTransport implements ServerTransport {
       );
     }
     if (error instanceof TypeError) {
-      // fetch's message ends with the cause: "...: tcp connect error: Connection refused (os error 111)".
-      const cause = error.message.split(": ").at(-1) ?? error.message;
+      // fetch's own is "fetch failed"; its cause ends with what happened: "error sending
+      // request for url (…): client error (Connect): tcp connect error: Connection refused".
+      const full = error.cause instanceof Error ? error.cause.message : error.message;
+      const cause = full.split(": ").at(-1) ?? full;
       return new Error(`cannot reach ${shown}: ${cause}`, { cause: error });
     }
     if (error instanceof StreamableHTTPError || error instanceof SseError) {
@@ -192,22 +194,41 @@ export class HttpServerTransport implements ServerTransport {
 
 /**
  * `fetch` with the configured headers added to requests for `origin` only: an OAuth
- * authorization server elsewhere, or a redirect to another host, never gets them.
+ * authorization server elsewhere never gets them, nor does the target of a redirect to another
+ * origin (fetch itself would carry them there: it drops only Authorization).
  */
 export function fetchWithHeaders(
   origin: string,
   headers: Readonly<Record<string, string>>,
 ): FetchLike {
   if (Object.keys(headers).length === 0) return (input, init) => fetch(input, init);
-  return (input, init) => {
-    if (new URL(input instanceof Request ? input.url : input).origin !== origin) {
-      return fetch(input, init);
-    }
-    const merged = new Headers(init?.headers ?? (input instanceof Request ? input.headers : {}));
+  const fetchAdding = async (input: string | URL, init: RequestInit | undefined, hops: number) => {
+    const url = new URL(input);
+    if (url.origin !== origin) return await fetch(input, init);
+    const merged = new Headers(init?.headers);
     for (const [name, value] of Object.entries(headers)) merged.set(name, value);
-    return fetch(input, { ...init, headers: merged });
+    if (init?.redirect === "manual" || init?.redirect === "error") {
+      return await fetch(input, { ...init, headers: merged });
+    }
+    const response = await fetch(input, { ...init, headers: merged, redirect: "manual" });
+    const location = response.headers.get("location");
+    const method = (init?.method ?? "GET").toUpperCase();
+    // Followed here, hop by hop; only reads are followed, as a body cannot be sent twice.
+    if (!REDIRECTS.has(response.status) || !location || (method !== "GET" && method !== "HEAD")) {
+      return response;
+    }
+    await response.body?.cancel();
+    if (hops >= MAX_REDIRECTS) throw new TypeError(`too many redirects from ${displayUrl(url)}`);
+    return await fetchAdding(new URL(location, url), init, hops + 1);
   };
+  return (input, init) => fetchAdding(input, init, 0);
 }
+
+/** The statuses fetch follows. */
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/** As many as fetch follows. */
+const MAX_REDIRECTS = 20;
 
 /**
  * A URL as messages show it: without user info, query or fragment, where secrets are put.

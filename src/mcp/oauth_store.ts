@@ -34,10 +34,10 @@ export function loginsDir(): string | null {
 }
 
 /**
- * The file of one server's login: its name made file-safe, and a hash of name and URL, so two
- * URLs under one name never share a file.
+ * The file name of one server's login: its name made file-safe, and a hash of name and URL, so
+ * two URLs under one name never share a file.
  */
-async function loginFile(dir: string, server: string, url: string): Promise<string> {
+export async function loginFileName(server: string, url: string): Promise<string> {
   const digest = await crypto.subtle.digest(
     "SHA-256",
     new TextEncoder().encode(`${server}\n${url}`),
@@ -45,9 +45,8 @@ async function loginFile(dir: string, server: string, url: string): Promise<stri
   const hash = Array.from(
     new Uint8Array(digest).slice(0, 8),
     (b) => b.toString(16).padStart(2, "0"),
-  )
-    .join("");
-  return join(dir, `${fileSafe(server)}-${hash}.json`);
+  ).join("");
+  return `${fileSafe(server)}-${hash}.json`;
 }
 
 /** A server name as part of a file name: characters other than letters, digits, `_`, `-` as `_`. */
@@ -59,7 +58,7 @@ function fileSafe(server: string): string {
 export async function readLogin(server: string, url: string): Promise<StoredLogin | null> {
   const dir = loginsDir();
   if (dir === null) return null;
-  const file = await loginFile(dir, server, url);
+  const file = join(dir, await loginFileName(server, url));
   if (Deno.permissions.querySync({ name: "read", path: file }).state !== "granted") return null;
   let text: string;
   try {
@@ -91,7 +90,7 @@ export async function writeLogin(login: StoredLogin): Promise<void> {
   await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
   // A folder made earlier (or by hand) with wider modes is narrowed: tokens are inside.
   await Deno.chmod(dir, 0o700);
-  const file = await loginFile(dir, login.server, login.url);
+  const file = join(dir, await loginFileName(login.server, login.url));
   await writeFileAtomic(file, JSON.stringify(login, null, 2) + "\n", { mode: 0o600 });
 }
 

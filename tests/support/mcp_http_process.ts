@@ -1,0 +1,152 @@
+/**
+ * Runs tests/support/mcp_http_server.ts as a child process and reads it back: its URL, the
+ * requests it received, and its test-only controls (expire every token, shorten the lifetime
+ * later tokens report). And `replio mcp login` driven as a person would in a browser: the test
+ * follows the printed authorization URL with fetch, and the demo authorization server approves.
+ * @module
+ */
+import { join } from "node:path";
+import { withDeadline } from "./deadline.ts";
+import type { LoggedRequest } from "./mcp_http_server.ts";
+import { replioCommand, type ReplioOutput } from "./replio_process.ts";
+
+export type { LoggedRequest } from "./mcp_http_server.ts";
+
+const SERVER = new URL("./mcp_http_server.ts", import.meta.url).pathname;
+
+/** A running test server. */
+export interface HttpServerProcess extends AsyncDisposable {
+  /** Its MCP endpoint, `http://127.0.0.1:<port>/mcp`. */
+  url: string;
+  /** Every request it received so far, test routes left out. */
+  log(): Promise<LoggedRequest[]>;
+  /** Makes every access token it issued invalid, as expired ones are. */
+  expireTokens(): Promise<void>;
+  /** Makes later tokens report a lifetime of `seconds` (they stay valid an hour). */
+  setTokenLifetime(seconds: number): Promise<void>;
+}
+
+/** Starts the server with `args` (see mcp_http_server.ts) and `env`; resolves once it listens. */
+export async function startHttpServer(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<HttpServerProcess> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "--no-prompt", "-A", SERVER, ...args],
+    env: { DENO_NO_UPDATE_CHECK: "1", ...env },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  const firstLine = async () => {
+    while (!text.includes("\n")) {
+      const { value, done } = await lines.read();
+      if (done) throw new Error(`the MCP test server ended before listening: ${text}`);
+      text += value;
+    }
+    return text.slice(0, text.indexOf("\n"));
+  };
+  const { url } = JSON.parse(
+    await withDeadline(firstLine(), `the MCP test server (${args.join(" ")}) to listen`, {
+      onLate: () => child.kill(),
+    }),
+  ) as { url: string };
+  // Nothing more is printed; the stream is released so the process can be awaited.
+  await lines.cancel();
+  const origin = new URL(url).origin;
+  const post = async (path: string) => {
+    const response = await fetch(`${origin}${path}`, { method: "POST" });
+    if (!response.ok) throw new Error(`POST ${path}: HTTP ${response.status}`);
+    await response.body?.cancel();
+  };
+  return {
+    url,
+    log: async () => await (await fetch(`${origin}/test/log`)).json() as LoggedRequest[],
+    expireTokens: () => post("/test/expire"),
+    setTokenLifetime: (seconds) => post(`/test/lifetime?seconds=${seconds}`),
+    async [Symbol.asyncDispose]() {
+      child.kill();
+      await child.status;
+    },
+  };
+}
+
+/** What a driven login printed, and the pages the "browser" saw. */
+export interface DrivenLogin extends ReplioOutput {
+  /** The authorization URL replio printed. */
+  authorizationUrl: string;
+  /** The status of the loopback page the browser came back to. */
+  callbackStatus: number;
+}
+
+/**
+ * Runs `replio mcp login NAME --no-browser` and plays the browser: reads the printed
+ * authorization URL from stderr, follows it with fetch (the demo server approves at once and
+ * redirects to replio's loopback listener), then waits for replio to exit.
+ */
+export async function driveLogin(
+  cwd: string,
+  name: string,
+  env: Record<string, string>,
+): Promise<DrivenLogin> {
+  const child = replioCommand(["mcp", "login", name, "--no-browser"], { cwd, env }).spawn();
+  const stdout = new Response(child.stdout).text();
+  const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+  let stderr = "";
+  const urlLine = async () => {
+    for (;;) {
+      const found = stderr.split("\n").find((line) => line.startsWith("http"));
+      if (found) return found;
+      const { value, done } = await reader.read();
+      if (done) return null;
+      stderr += value;
+    }
+  };
+  const authorizationUrl = await withDeadline(urlLine(), "replio mcp login to print the URL", {
+    onLate: () => child.kill(),
+  });
+  let callbackStatus = 0;
+  if (authorizationUrl !== null) {
+    const approval = await fetch(authorizationUrl, { redirect: "manual" });
+    await approval.body?.cancel();
+    const callback = approval.headers.get("location");
+    if (callback === null) throw new Error(`no redirect from ${authorizationUrl}`);
+    const page = await fetch(callback);
+    await page.body?.cancel();
+    callbackStatus = page.status;
+  }
+  const rest = (async () => {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      stderr += value;
+    }
+  })();
+  const { code } = await withDeadline(child.status, "replio mcp login to exit", {
+    onLate: () => child.kill(),
+  });
+  await rest;
+  return {
+    code,
+    stdout: await stdout,
+    stderr,
+    authorizationUrl: authorizationUrl ?? "",
+    callbackStatus,
+  };
+}
+
+/** Every file under `dir`, with its text, for checking that a secret is in none of them. */
+export async function filesUnder(dir: string): Promise<Map<string, string>> {
+  const files = new Map<string, string>();
+  for await (const entry of Deno.readDir(dir)) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory) {
+      for (const [file, text] of await filesUnder(path)) files.set(file, text);
+    } else if (entry.isFile) {
+      files.set(path, await Deno.readTextFile(path));
+    }
+  }
+  return files;
+}
