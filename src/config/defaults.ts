@@ -12,8 +12,11 @@ export interface KeySpec<S extends TSchema = TSchema> {
   doc: string;
   /** Object-valued keys whose entries merge per name across files (modes, agents). */
   mergesPerEntry?: boolean;
-  /** What is wrong with a value that fits the schema, for rules a schema says badly; or null. */
-  check?: (value: Static<S>) => string | null;
+  /**
+   * What is wrong with a value that fits the schema, for rules a schema says badly; or null.
+   * A method, so a key's spec still reads as a spec of any schema.
+   */
+  check?(value: Static<S>): string | null;
 }
 
 function key<S extends TSchema>(
