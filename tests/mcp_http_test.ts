@@ -209,9 +209,11 @@ Deno.test("mcp_servers OAuth: no login is an error naming replio mcp login; logi
   const before = await server.log();
   assert.ok(!before.some((r) => r.path.startsWith("/register") || r.path.startsWith("/authorize")));
 
-  // The login: the test is the browser.
-  const login = await driveLogin(wt.path, "secure", wt.env);
+  // The login: the test is the browser. Another page first tries to slip in a code of its own
+  // (login CSRF): refused, as it lacks the login's state; the real redirect, which has it, counts.
+  const login = await driveLogin(wt.path, "secure", wt.env, { forgeFirst: true });
   assert.equal(login.code, 0, login.stderr);
+  assert.equal(login.forgedStatus, 400);
   assert.equal(login.callbackStatus, 200);
   assert.equal(
     login.stdout,

@@ -79,17 +79,21 @@ export interface DrivenLogin extends ReplioOutput {
   authorizationUrl: string;
   /** The status of the loopback page the browser came back to. */
   callbackStatus: number;
+  /** With `forgeFirst`: the status of the forged redirect sent before the real one. */
+  forgedStatus: number | null;
 }
 
 /**
  * Runs `replio mcp login NAME --no-browser` and plays the browser: reads the printed
  * authorization URL from stderr, follows it with fetch (the demo server approves at once and
- * redirects to replio's loopback listener), then waits for replio to exit.
+ * redirects to replio's loopback listener), then waits for replio to exit. With `forgeFirst`,
+ * another page first sends the loopback listener a code of its own, without the login's state.
  */
 export async function driveLogin(
   cwd: string,
   name: string,
   env: Record<string, string>,
+  options: { forgeFirst?: boolean } = {},
 ): Promise<DrivenLogin> {
   const child = replioCommand(["mcp", "login", name, "--no-browser"], { cwd, env }).spawn();
   const stdout = new Response(child.stdout).text();
@@ -108,6 +112,14 @@ export async function driveLogin(
     onLate: () => child.kill(),
   });
   let callbackStatus = 0;
+  let forgedStatus: number | null = null;
+  if (authorizationUrl !== null && options.forgeFirst) {
+    const listener = new URL(new URL(authorizationUrl).searchParams.get("redirect_uri")!);
+    listener.search = "?code=forged-code&state=not-this-login";
+    const forged = await fetch(listener);
+    await forged.body?.cancel();
+    forgedStatus = forged.status;
+  }
   if (authorizationUrl !== null) {
     const approval = await fetch(authorizationUrl, { redirect: "manual" });
     await approval.body?.cancel();
@@ -134,6 +146,7 @@ export async function driveLogin(
     stderr,
     authorizationUrl: authorizationUrl ?? "",
     callbackStatus,
+    forgedStatus,
   };
 }
 
