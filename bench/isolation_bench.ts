@@ -185,6 +185,28 @@ A sandboxed command first looks through the worktree for a \`.git\` made since t
 In a folder with no \`.git\` or \`.replio\`, a command gets read-only stand-ins there for its
 run and no spare shell (a spare would keep them in the folder between commands).
 
+What issue 22's edges cost (the stand-ins, the look for nested repositories, the hidden sockets),
+measured with \`deno run -A bench/isolation_before_after.ts <checkout of 991b164> 30 <the
+100,000-file repository>\`: \`true\` through runProcess from the code before and after, interleaved
+in one process, 30 runs each after 3 warm-up rounds, load average 1.5 on 2 CPUs, 2026-12-03.
+Milliseconds over a plain command (median):
+
+| Command \`true\` in | Before | After |
+| --- | --- | --- |
+| a small repository, started afresh | 6.13 | 7.92 |
+| the same, in the spare shell its predecessor left | 1.32 | 1.60 |
+| a folder without \`.git\` or \`.replio\` (spares kept) | 0.77 | 12.56 |
+| a repository of 100,000 files in 8,226 folders (spares kept) | 1.03 | 42.03 |
+
+A small repository pays about 0.3 ms in a spare shell and 1–2 ms started afresh: the look and
+the extra mounts (\`/run\`'s tmpfs and its links, the covered sockets). A folder without \`.git\` or \`.replio\` pays the stand-ins (made, bound, and
+removed after a look at \`/proc\` for other sandboxes mounting them: 1–2 ms) and, mostly, a sandbox
+started afresh instead of a spare. The big repository pays the look: about 31 ms for 8,226
+folders (3.8 µs a folder at this load; 90–200 ms at load 11), after a first look that reads every
+folder once (about 0.3 s here, 1.4 s at load 11). An inotify watch on every folder would make the
+look cost only what changed; it is not used, as it would hold thousands of the user's inotify
+watches (8,192 in all on older kernels), which editors need too.
+
 The cold plugin start is a new Worker (its own V8 isolate and Deno runtime) importing the module
 and reporting its tools; the bare \`postMessage\` Worker row is its floor. Both move with the
 machine's load more than anything here (15 ms at load 4, 38–75 ms at load 8 on these machines). replio
