@@ -5,10 +5,12 @@
  * follows the printed authorization URL with fetch, and the demo authorization server approves.
  * @module
  */
+import assert from "node:assert/strict";
 import { join } from "node:path";
 import { withDeadline } from "./deadline.ts";
 import type { LoggedRequest } from "./mcp_http_server.ts";
-import { replioCommand, type ReplioOutput } from "./replio_process.ts";
+import { replioCommand, type ReplioOutput, runReplio } from "./replio_process.ts";
+import { tempWorktree } from "./worktree.ts";
 
 export type { LoggedRequest } from "./mcp_http_server.ts";
 
@@ -162,4 +164,38 @@ export async function filesUnder(dir: string): Promise<Map<string, string>> {
     }
   }
   return files;
+}
+
+/**
+ * A worktree whose global config (`.xdg`) holds `servers` as mcp_servers and whose state folder
+ * (`.state`, where logins are kept) is its own.
+ */
+export async function remoteWorktree(
+  servers: Record<string, unknown>,
+  project?: Record<string, unknown>,
+) {
+  const wt = await tempWorktree({
+    ".xdg/replio/config.yaml": JSON.stringify({ mcp_servers: servers }),
+    ...(project ? { ".replio/config.yaml": JSON.stringify({ mcp_servers: project }) } : {}),
+  });
+  const env = { XDG_STATE_HOME: join(wt.path, ".state") };
+  return {
+    path: wt.path,
+    env,
+    logins: join(wt.path, ".state", "replio", "mcp-logins"),
+    local: join(wt.path, ".replio", "config.yaml"),
+    replio: (args: string[], extra: Record<string, string> = {}) =>
+      runReplio(args, { cwd: wt.path, env: { ...env, ...extra } }),
+    [Symbol.asyncDispose]: () => wt[Symbol.asyncDispose](),
+  };
+}
+
+/** No Deno stack trace ("    at file:///…") in what a person reads. */
+export function assertNoStack(text: string): void {
+  assert.doesNotMatch(text, /^\s+at .*(file|ext):\/\//m, text);
+}
+
+/** The Authorization headers `server` received. */
+export async function authorizations(server: HttpServerProcess): Promise<(string | null)[]> {
+  return (await server.log()).map((r) => r.authorization);
 }
