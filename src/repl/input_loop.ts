@@ -6,6 +6,7 @@
 import { runCommand } from "./commands.ts";
 import type { ReplContext } from "./context.ts";
 import { describeError } from "./describe_error.ts";
+import { collectWhenIdle } from "./idle_gc.ts";
 import type { LineEditor } from "./line_editor.ts";
 import { parseSlash } from "./slash.ts";
 
@@ -24,7 +25,9 @@ export async function runInputLoop(repl: LoopedRepl, editor: LineEditor): Promis
   let quitArmed = false;
   while (!repl.isExitRequested) {
     repl.beforePrompt();
+    const cancelCollection = collectWhenIdle();
     const input = await editor.read(repl.promptText(), repl.styles.dim("… "));
+    cancelCollection();
     if (input.kind === "eof") break;
     if (input.kind === "interrupt") {
       if (quitArmed) break;
