@@ -504,3 +504,43 @@ Deno.test({
     assert.match(text.stdout, /^ {2}sockets covered:\n {4}.*docker\.sock$/m);
   },
 });
+
+Deno.test({
+  name:
+    "replio may not make a stand-in (a narrow --allow-write): the command is refused in one line, not run bare",
+  ignore,
+  async fn() {
+    // Outside /tmp, which the grant below opens for the sandbox's probe.
+    await using wt = await outsideTmp("replio_edges_wt_");
+    const marker = join(wt.path, "ran.txt");
+    const command = JSON.stringify({ command: "echo ran >> ran.txt" });
+    // Everything but writing the worktree's root (the sandbox's probe makes its folder in /tmp).
+    const flags = (write: string) => [
+      "--allow-read",
+      "--allow-run",
+      "--allow-env",
+      `--allow-write=${write},/tmp`,
+    ];
+    const refused = await runReplio(["tool", "run_command", command, "--yes"], {
+      cwd: wt.path,
+      denoFlags: flags(join(wt.path, ".replio")),
+    });
+    assert.equal(
+      refused.stdout,
+      `Error: Cannot run commands in the sandbox: "${wt.path}" has no .git, and replio may not ` +
+        `put there the empty read-only stand-in that keeps a command from making one: Requires ` +
+        `write access to "${join(wt.path, ".git")}": restart replio with ` +
+        `--allow-write=${join(wt.path, ".git")} (or a parent directory)\n`,
+    );
+    assert.doesNotMatch(refused.stderr, /\n\s+at /, "no stack trace");
+    assert.equal(await exists(marker), false);
+
+    // Control: with the worktree writable the same command runs, in the sandbox.
+    const ran = await runReplio(["tool", "run_command", command, "--yes"], {
+      cwd: wt.path,
+      denoFlags: flags(wt.path),
+    });
+    assert.equal(ran.stdout, "exit 0\n", ran.stderr);
+    assert.equal(await Deno.readTextFile(marker), "ran\n");
+  },
+});
