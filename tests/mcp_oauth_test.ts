@@ -11,6 +11,7 @@ import {
   assertNoStack,
   authorizations,
   driveLogin,
+  filesUnder,
   remoteWorktree,
   startHttpServer,
 } from "./support/mcp_http_process.ts";
@@ -89,10 +90,38 @@ Deno.test("mcp_servers OAuth: no login is an error naming replio mcp login; logi
   assert.ok(run.every((r) => r.authorization !== `Bearer ${secondToken}`));
   assert.equal(run[firstMcp]!.authorization, `Bearer ${await stored()}`);
 
-  // No token in any output or session.
-  const token = await stored();
-  for (const output of [login, works, refreshed, early]) {
-    assert.ok(!output.stdout.includes(token) && !output.stderr.includes(token));
+  // A turn that calls the tool; then no token (access or refresh) is in any output, in what the
+  // model got, or in any file but the login's own.
+  await using model = startMockModel([
+    { toolCalls: [{ name: "mcp__secure__whoami", arguments: {} }] },
+    { text: "done" },
+  ]);
+  const turn = await wt.replio(
+    ["run", "--base-url", model.baseUrl, "--model", "mock-model", "--yes", "who?"],
+  );
+  assert.equal(turn.code, 0, turn.stderr);
+  assert.equal(model.requests[1]!.messages.at(-1)!.content, "secure over streamable-http");
+  // Every access token the server was ever sent (each run renewed it), and the refresh token.
+  const sent = (await server.log()).map((r) => r.authorization?.replace(/^Bearer /, ""));
+  const secrets = [
+    ...new Set(sent.filter((t): t is string => t !== undefined && t !== null)),
+    JSON.parse(await Deno.readTextFile(file)).tokens.refresh_token as string,
+  ];
+  assert.ok(secrets.length >= 4, `tokens: ${secrets.length}`);
+  for (const output of [login, works, refreshed, early, turn]) {
+    for (const secret of secrets) {
+      assert.ok(!output.stdout.includes(secret) && !output.stderr.includes(secret));
+    }
+  }
+  assert.ok(!secrets.some((secret) => JSON.stringify(model.requests).includes(secret)));
+  const files = await filesUnder(wt.path);
+  assert.ok(
+    [...files.keys()].some((f) => f.includes(".replio/sessions/")),
+    "a session was written",
+  );
+  for (const [path, text] of files) {
+    if (path === file) continue;
+    for (const secret of secrets) assert.ok(!text.includes(secret), `a token is in ${path}`);
   }
 
   // Logout forgets it, and the error comes back.
