@@ -7,6 +7,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { describeProjectSettings, loadConfig } from "../src/config/mod.ts";
+import { loadMcpSdk } from "../src/mcp/mod.ts";
+import { withDeadline } from "./support/deadline.ts";
 import {
   assertNoStack,
   authorizations,
@@ -15,6 +17,7 @@ import {
   startHttpServer,
 } from "./support/mcp_http_process.ts";
 import { startMockModel } from "./support/mock_model.ts";
+import { childEnv, MAIN } from "./support/replio_process.ts";
 
 Deno.test("mcp_servers url: replio tools lists a Streamable HTTP server's tools and replio run calls one", async () => {
   await using server = await startHttpServer(["--name", "remote"]);
@@ -58,6 +61,52 @@ Deno.test("mcp_servers url: a server with only the older HTTP+SSE transport is r
   const requests = (await server.log()).map((r) => `${r.method} ${r.path.split("?")[0]}`);
   // Streamable HTTP first (refused: the route does not exist), then the SSE stream and its posts.
   assert.deepEqual(requests.slice(0, 3), ["POST /mcp", "GET /mcp", "POST /messages"]);
+});
+
+Deno.test("mcp_servers url: a server that forgot the session fails the running call, and the next call connects again", async () => {
+  await using server = await startHttpServer(["--name", "remote"]);
+  await using wt = await remoteWorktree({ remote: { url: server.url } });
+  // One replio process throughout: replio mcp, spoken to by the SDK's client.
+  const { Client, StdioClientTransport, ToolListChangedNotificationSchema } = await loadMcpSdk();
+  const client = new Client({ name: "test", version: "1.0.0" });
+  const listChanged = Promise.withResolvers<void>();
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => listChanged.resolve());
+  await client.connect(
+    new StdioClientTransport({
+      command: Deno.execPath(),
+      args: ["run", "--no-prompt", "-A", MAIN, "mcp", "--yes"],
+      cwd: wt.path,
+      env: childEnv(wt.path, wt.env),
+      stderr: "pipe",
+    }),
+  );
+  try {
+    const call = () => client.callTool({ name: "mcp__remote__whoami", arguments: {} });
+    // The server's tools join once it is up, announced with tools/list_changed.
+    const listed = async () =>
+      (await client.listTools()).tools.some((t) => t.name === "mcp__remote__whoami");
+    if (!await listed()) {
+      await withDeadline(listChanged.promise, "replio mcp to announce the remote server's tools");
+      assert.ok(await listed());
+    }
+    const text = (result: Awaited<ReturnType<typeof call>>) =>
+      (result.content as { text: string }[])[0]!.text;
+    assert.equal(text(await call()), "remote over streamable-http");
+
+    await server.forgetSessions();
+    const failed = await call();
+    assert.equal(failed.isError, true);
+    assert.equal(
+      text(failed),
+      'Error: MCP server "remote" forgot its session (HTTP 404) while running "whoami": ' +
+        "replio connects again on the next call: retry once, or use another tool",
+    );
+    const again = await call();
+    assert.equal(again.isError, false);
+    assert.equal(text(again), "remote over streamable-http");
+  } finally {
+    await client.close();
+  }
 });
 
 Deno.test("mcp_servers url: a server that is not there is a start failure worded for a person", async () => {

@@ -77,11 +77,14 @@ export class HttpServerTransport implements ServerTransport {
       if (this.#inner) return await this.#inner.send(message, options);
       await this.#open(message);
     } catch (error) {
-      const explained = this.#explain(error);
       // The server went away or forgot the session: the connection is over, so the SDK fails
       // what is pending and the next call connects again.
-      if (this.#inner && isConnectionLost(error)) this.#end(explained.message);
-      throw explained;
+      if (this.#inner && error instanceof TypeError) {
+        this.#end(`could not be reached (${networkCause(error)})`);
+      } else if (this.#inner && statusOf(error) === 404) {
+        this.#end("forgot its session (HTTP 404)");
+      }
+      throw this.#explain(error);
     }
   }
 
@@ -179,11 +182,7 @@ export class HttpServerTransport implements ServerTransport {
       );
     }
     if (error instanceof TypeError) {
-      // fetch's own is "fetch failed"; its cause ends with what happened: "error sending
-      // request for url (…): client error (Connect): tcp connect error: Connection refused".
-      const full = error.cause instanceof Error ? error.cause.message : error.message;
-      const cause = full.split(": ").at(-1) ?? full;
-      return new Error(`cannot reach ${shown}: ${cause}`, { cause: error });
+      return new Error(`cannot reach ${shown}: ${networkCause(error)}`, { cause: error });
     }
     if (error instanceof StreamableHTTPError || error instanceof SseError) {
       return new Error(`${shown} answered ${httpDetail(error)}`, { cause: error });
@@ -256,9 +255,13 @@ function isUnauthorized(error: unknown): boolean {
   return status === 401 || status === 403;
 }
 
-/** A lost server or a session it no longer knows (404, as the spec says it answers then). */
-function isConnectionLost(error: unknown): boolean {
-  return error instanceof TypeError || statusOf(error) === 404;
+/**
+ * What fetch says went wrong, in short. Its own message is "fetch failed"; the cause's ends with
+ * what happened: "error sending request for url (…): …: tcp connect error: Connection refused".
+ */
+function networkCause(error: TypeError): string {
+  const full = error.cause instanceof Error ? error.cause.message : error.message;
+  return full.split(": ").at(-1) ?? full;
 }
 
 function statusOf(error: unknown): number | null {

@@ -26,6 +26,8 @@ export interface HttpServerProcess extends AsyncDisposable {
   expireTokens(): Promise<void>;
   /** Makes later tokens report a lifetime of `seconds` (they stay valid an hour). */
   setTokenLifetime(seconds: number): Promise<void>;
+  /** Forgets every session, as a restarted server has. */
+  forgetSessions(): Promise<void>;
 }
 
 /** Starts the server with `args` (see mcp_http_server.ts) and `env`; resolves once it listens. */
@@ -68,6 +70,7 @@ export async function startHttpServer(
     log: async () => await (await fetch(`${origin}/test/log`)).json() as LoggedRequest[],
     expireTokens: () => post("/test/expire"),
     setTokenLifetime: (seconds) => post(`/test/lifetime?seconds=${seconds}`),
+    forgetSessions: () => post("/test/forget"),
     async [Symbol.asyncDispose]() {
       child.kill();
       await child.status;

@@ -12,7 +12,8 @@
  * `GET /test/log` returns every request it received (method, path, Authorization, the demanded
  * header, the grant type of token requests); `POST /test/expire` makes every access token it
  * issued invalid, as if expired; `POST /test/lifetime?seconds=N` makes later tokens report a
- * lifetime of N seconds (they stay valid for an hour).
+ * lifetime of N seconds (they stay valid for an hour); `POST /test/forget` forgets every
+ * Streamable HTTP session, as a restarted server has (a request naming one is then a 404).
  *
  * `deno run -A tests/support/mcp_http_server.ts [--sse] [--oauth] [--bearer-env VAR]
  * [--header NAME=VALUE] [--name NAME]`
@@ -236,6 +237,12 @@ if (isSse) {
   });
 } else {
   const sessions = new Map<string, StreamableHTTPServerTransport>();
+  app.post("/test/forget", async (_req: Req, res: Res) => {
+    const forgotten = [...sessions.values()];
+    sessions.clear();
+    await Promise.all(forgotten.map((transport) => transport.close()));
+    res.json({ ok: true });
+  });
   app.all("/mcp", ...checks, async (req: Req, res: Res) => {
     const id = req.headers["mcp-session-id"];
     let transport = typeof id === "string" ? sessions.get(id) : undefined;
