@@ -121,9 +121,10 @@ Deno.test("mcp_servers registers each server tool as mcp__<server>__<tool> behin
   assert.deepEqual([granted.code, granted.stdout], [0, "hi\n"]);
 
   const denied = await wt.replio("tool", "mcp__echo__add", '{"a":1,"b":2}', "--trust");
-  assert.deepEqual([denied.code, denied.stdout], [
-    3,
-    "Error: mcp__echo__add needs confirmation (tool_permission.mcp) and this headless run " +
-    "cannot ask: it was denied; continue without it (the operator can rerun with --yes)\n",
-  ]);
+  // The person reads why on stderr; stdout (the tool's output) stays empty.
+  assert.deepEqual([denied.code, denied.stdout], [3, ""]);
+  assert.match(
+    denied.stderr,
+    /^replio tool: mcp__echo__add needs your confirmation \(tool_permission\.mcp\): rerun with --yes to allow it$/m,
+  );
 });
