@@ -18,7 +18,7 @@
  * command starts afresh.
  * @module
  */
-import { heldStandIns, releaseStandIns } from "./stand_ins.ts";
+import { heldStandIns, releaseStandIns, releaseStandInsAfter } from "./stand_ins.ts";
 
 /** How a command's process group starts: `setsid` with these arguments, in `cwd`, with `env`. */
 export interface ShellStart {
@@ -81,8 +81,8 @@ export function startShell(start: ShellStart, command: string): Deno.ChildProces
     releaseStandIns(standIns);
     throw error;
   }
-  // Removed the moment the sandbox is gone, before the result is read.
-  if (standIns.length) child.status.then(() => releaseStandIns(standIns), () => {});
+  // Removed once the sandbox is wholly gone, before the caller reads the result.
+  if (standIns.length) child.status.then(() => releaseStandInsAfter(standIns, child.pid), () => {});
   // The next spare starts once this command has ended and its result is on its way.
   if (key) child.status.then(() => schedule(() => prepareSpare(start, key)), () => {});
   return child;

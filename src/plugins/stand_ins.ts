@@ -60,6 +60,64 @@ export function heldStandIns(paths: readonly string[]): string[] {
   return paths.filter((path) => held.has(path));
 }
 
+/**
+ * Gives back a finished sandbox's holds, once it is wholly gone. bwrap's outer process exits as
+ * soon as the command's status is known, before its init has ended the sandbox's other
+ * processes (a command's `cmd &` among them) and with them its mounts; until then the stand-in
+ * is still mounted there, and a process there could still make one were it removed. So this
+ * waits, synchronously so that the caller's result comes after it, for the sandbox's process
+ * group (`pgid`, set up by setsid) to have no live member; past {@link SANDBOX_END_MS} the
+ * stand-ins stay, for a later sweep.
+ */
+export function releaseStandInsAfter(paths: readonly string[], pgid: number): void {
+  if (!heldStandIns(paths).length) return;
+  const deadline = performance.now() + SANDBOX_END_MS;
+  while (hasLiveMember(pgid)) {
+    if (performance.now() > deadline) {
+      // Not given back: the stand-ins stay held until replio exits, and are swept then.
+      return;
+    }
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
+  }
+  releaseStandIns(paths);
+}
+
+/** How long a finished sandbox may take to end its last processes (teardown takes < 1 ms). */
+const SANDBOX_END_MS = 2_000;
+
+/** Whether a process of group `pgid` is alive (a zombie is not: its namespaces are gone). */
+function hasLiveMember(pgid: number): boolean {
+  try {
+    // Signal 0 only asks; Deno's type has no 0, but kill(2) takes it.
+    Deno.kill(-pgid, 0 as unknown as Deno.Signal);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return false;
+    throw error;
+  }
+  let pids: string[];
+  try {
+    pids = [...Deno.readDirSync("/proc")].map((entry) => entry.name);
+  } catch (error) {
+    // No /proc to tell zombies apart: kill(2) said a member exists.
+    if (error instanceof Deno.errors.NotFound || isAccessError(error)) return true;
+    throw error;
+  }
+  for (const pid of pids) {
+    if (!/^\d+$/.test(pid)) continue;
+    let stat: string;
+    try {
+      stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound || isAccessError(error)) continue;
+      throw error;
+    }
+    // "pid (comm) state ppid pgrp …": comm may hold spaces and parentheses.
+    const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (Number(pgrp) === pgid && state !== "Z" && state !== "X") return true;
+  }
+  return false;
+}
+
 /** Gives back one hold on each path; one no sandbox uses any more is removed. */
 export function releaseStandIns(paths: readonly string[]): void {
   const free: string[] = [];

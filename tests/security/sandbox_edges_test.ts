@@ -336,11 +336,16 @@ Deno.test({
     await using wt = await tempWorktree({ "a.txt": "a\n", "src/b.ts": "b\n" });
     const before = await snapshot(wt.path);
     const command = "ls -A; mkdir .replio/x; rm -rf .git; git init -q .";
-    const { output } = await invokeInWorktree(wt, "run_command", { command });
+    // A background job outlives the command: the sandbox ends after it, and only then do the
+    // stand-ins go. It is gone with the sandbox.
+    const tag = `replio_edges_job_${crypto.randomUUID()}`;
+    const job = `(bash -c 'sleep 30; : ${tag}' &) ; `;
+    const { output } = await invokeInWorktree(wt, "run_command", { command: job + command });
     assert.match(output, /^exit 128\n\.git\n\.replio\na\.txt\nsrc\n/);
     assert.match(output, /\.replio\/x.*Read-only file system/);
     assert.match(output, /rm: cannot remove '\.git': Device or resource busy/);
     assert.deepEqual(await snapshot(wt.path), before);
+    assert.equal(await processesMatching(tag), 0);
 
     // Control: the same command with the sandbox off leaves the folder changed.
     await invokeInWorktree(wt, "run_command", { command }, { config: { "sandbox.mode": "off" } });
