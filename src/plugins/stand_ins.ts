@@ -103,7 +103,9 @@ function hasLiveMember(pgid: number): boolean {
     throw error;
   }
   for (const pid of pids) {
-    if (!/^\d+$/.test(pid)) continue;
+    // The sandbox's processes came after its group leader. One with a wrapped-around pid is
+    // missed at worst: the stand-in then stays while it is mounted (sweep's own check).
+    if (!/^\d+$/.test(pid) || Number(pid) < pgid) continue;
     let stat: string;
     try {
       stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
