@@ -427,6 +427,11 @@ export const CONFIG_KEYS = {
     1,
     "Seconds a command waits for MCP servers to start; slower ones add their tools when ready",
   ),
+  mcp_restart_backoff: key(
+    Type.Number({ exclusiveMinimum: 0 }),
+    1,
+    "Seconds before replio restarts an MCP server whose restart failed; doubled after each further failure, up to a minute",
+  ),
   // Well inside the 10 s request timeout of MCP Inspector and others that reset it on progress.
   mcp_progress_interval: key(
     Type.Number({ minimum: 0.1 }),

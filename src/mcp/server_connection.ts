@@ -21,10 +21,7 @@ import type {
 /** How long a server may take to start, answer `initialize` and list its tools. */
 const CONNECT_TIMEOUT_MS = 10_000;
 
-/** The first wait before restarting a server whose restart failed; doubled per failure. */
-const FIRST_BACKOFF_MS = 1_000;
-
-/** Restarts are never further apart than this. */
+/** Restarts are never further apart than this, unless `mcp_restart_backoff` starts higher. */
 const MAX_BACKOFF_MS = 60_000;
 
 /** One server's transport and client, restarted on a call after it exited. */
@@ -235,7 +232,11 @@ export class ServerConnection {
         this.#detail = undefined;
         this.#backoffMs = 0;
       } catch (error) {
-        this.#backoffMs = Math.min(MAX_BACKOFF_MS, (this.#backoffMs || FIRST_BACKOFF_MS / 2) * 2);
+        // The first wait, doubled per failure.
+        const firstMs = this.options.config.get("mcp_restart_backoff") * 1000;
+        this.#backoffMs = this.#backoffMs === 0
+          ? firstMs
+          : Math.min(Math.max(MAX_BACKOFF_MS, firstMs), this.#backoffMs * 2);
         this.#nextRestartAt = Date.now() + this.#backoffMs;
         const detail = error instanceof Error ? error.message : String(error);
         throw new Error(
