@@ -17,6 +17,7 @@
  * @module
  */
 import type { ChatMessage, Usage } from "../../src/providers/types.ts";
+import { withDeadline } from "./deadline.ts";
 
 /**
  * How tool calls travel in the stream: `split` (OpenAI: id and name first, then the arguments
@@ -167,13 +168,16 @@ export class MockModel implements AsyncDisposable {
     this.baseUrl = `http://127.0.0.1:${this.#server.addr.port}/v1`;
   }
 
-  /** Resolves with request number `index` (0-based, any route) once it has arrived. */
+  /**
+   * Resolves with request number `index` (0-based, any route) once it has arrived; rejects,
+   * naming the request, if it has not within a minute (a client that never asks).
+   */
   waitForExchange(index: number): Promise<MockExchange> {
     const arrived = this.exchanges[index];
     if (arrived) return Promise.resolve(arrived);
     const { promise, resolve } = Promise.withResolvers<MockExchange>();
     this.#waiters.push({ index, resolve });
-    return promise;
+    return withDeadline(promise, `request ${index + 1} to the mock model`);
   }
 
   /** Appends turns to the script. */
