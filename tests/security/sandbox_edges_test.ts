@@ -1,9 +1,9 @@
 /**
- * Issue 22, items 2–5: a sandbox with no edges (docs/sandbox.md, "What a command cannot
+ * Issue 22, items 2–3 and the stand-ins' lifetime (docs/sandbox.md, "What a command cannot
  * reach"). Each finding is reproduced as the red team did, with a marker that only code run
- * outside the sandbox writes (a planted fsmonitor hook that `git status` runs, an MCP server
- * that `replio tools` starts, a daemon on a host socket), and each has a control: the same
- * plant with `sandbox.mode: off` does write the marker, so the attack is real.
+ * outside the sandbox writes (a planted fsmonitor hook that `git status` runs, an MCP server that
+ * `replio tools` starts), and each has a control: the same plant with `sandbox.mode: off` does
+ * write the marker, so the attack is real. Sockets: sandbox_sockets_test.ts.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -13,61 +13,10 @@ import { exists } from "../support/exists.ts";
 import { startMockModel } from "../support/mock_model.ts";
 import { processesMatching } from "../support/process_state.ts";
 import { runReplio } from "../support/replio_process.ts";
-import { invokeInWorktree, type TempWorktree, tempWorktree } from "../support/worktree.ts";
+import { invokeInWorktree, tempWorktree } from "../support/worktree.ts";
+import { git, OFF, outsideTmp, runCommand, trap, userGit } from "./_sandbox_edges.ts";
 
 const ignore = !bwrapUsable();
-const OFF = 'sandbox:\n  mode: "off"\n';
-
-/** A folder outside the worktree for the marker that code run outside the sandbox writes. */
-interface Trap extends AsyncDisposable {
-  marker: string;
-  /** Shell that makes `hook.sh` in the current folder: a hook that appends to the marker. */
-  plantHook: string;
-  /** Marker lines so far; [] when nothing ran. */
-  ran(): Promise<string[]>;
-}
-
-async function trap(): Promise<Trap> {
-  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "replio_edges_trap_" }));
-  const marker = join(dir, "ran");
-  return {
-    marker,
-    plantHook: `printf '#!/bin/sh\\necho ran >> ${marker}\\n' > hook.sh && chmod +x hook.sh`,
-    async ran() {
-      try {
-        return (await Deno.readTextFile(marker)).trim().split("\n");
-      } catch (error) {
-        if (error instanceof Deno.errors.NotFound) return [];
-        throw error;
-      }
-    },
-    [Symbol.asyncDispose]: () => Deno.remove(dir, { recursive: true }),
-  };
-}
-
-/** `replio tool run_command` as the red team ran it: headless, `--yes`. */
-async function runCommand(
-  wt: TempWorktree,
-  command: string,
-  env: Record<string, string> = {},
-): Promise<string> {
-  const run = await runReplio(
-    ["tool", "run_command", JSON.stringify({ command }), "--yes", "--json"],
-    { cwd: wt.path, env },
-  );
-  assert.ok(run.stdout !== "", `replio tool printed nothing: ${run.stderr}`);
-  return JSON.parse(run.stdout).output;
-}
-
-/** The user's next git command, outside replio. */
-async function userGit(cwd: string, ...args: string[]): Promise<void> {
-  await new Deno.Command("git", { args, cwd, stdout: "null", stderr: "null" }).output();
-}
-
-async function git(cwd: string, ...args: string[]): Promise<void> {
-  const run = await new Deno.Command("git", { args, cwd, stderr: "piped" }).output();
-  assert.ok(run.success, `git ${args.join(" ")}: ${new TextDecoder().decode(run.stderr)}`);
-}
 
 Deno.test({
   name: "no .git: a sandboxed command cannot create one with an fsmonitor hook; unsandboxed it can",
@@ -201,116 +150,6 @@ Deno.test({
   },
 });
 
-/** A daemon on a unix socket at `path`: each connection that sends a line appends to `marker`. */
-function startDaemon(path: string, marker: string): AsyncDisposable {
-  const listener = Deno.listen({ transport: "unix", path });
-  const serving = (async () => {
-    for await (const conn of listener) {
-      const buffer = new Uint8Array(64);
-      await conn.read(buffer);
-      await Deno.writeTextFile(marker, "ran\n", { append: true });
-      conn.close();
-    }
-  })();
-  return {
-    async [Symbol.asyncDispose]() {
-      listener.close();
-      await serving.catch(() => {});
-      await Deno.remove(path).catch(() => {});
-    },
-  };
-}
-
-/** A command that connects to the socket and asks the daemon to act (Deno as the client). */
-function connectTo(socket: string): string {
-  const client = `const c = await Deno.connect({ transport: "unix", path: "${socket}" }); ` +
-    `await c.write(new TextEncoder().encode("run\\n")); c.close();`;
-  return `DENO_DIR="$PWD/.deno_dir" "${Deno.execPath()}" eval '${client}'`;
-}
-
-/** A folder outside /tmp (the sandbox's /tmp is private already, so it would prove nothing). */
-async function outsideTmp(prefix: string): Promise<AsyncDisposable & { path: string }> {
-  const path = await Deno.realPath(await Deno.makeTempDir({ dir: "/var/tmp", prefix }));
-  return { path, [Symbol.asyncDispose]: () => Deno.remove(path, { recursive: true }) };
-}
-
-/** Deno's cache where it is now, so a child with another HOME does not download again. */
-function pinnedDenoDir(): Record<string, string> {
-  const home = Deno.env.get("HOME") ?? "/root";
-  const cache = Deno.env.get("XDG_CACHE_HOME") || join(home, ".cache");
-  return { DENO_DIR: Deno.env.get("DENO_DIR") ?? join(cache, "deno") };
-}
-
-for (
-  const place of [
-    { name: "$XDG_RUNTIME_DIR", socket: "bus" },
-    { name: "a hidden folder of $HOME", socket: ".docker/run/docker.sock" },
-  ]
-) {
-  Deno.test({
-    name:
-      `a daemon's socket in ${place.name} is out of a sandboxed command's reach; unsandboxed it is not`,
-    ignore,
-    async fn() {
-      await using wt = await tempWorktree();
-      await using t = await trap();
-      await using home = await outsideTmp("replio_edges_home_");
-      const socket = join(home.path, place.socket);
-      await Deno.mkdir(join(socket, ".."), { recursive: true });
-      const env = { ...pinnedDenoDir(), HOME: home.path, XDG_RUNTIME_DIR: home.path };
-      await using _daemon = startDaemon(socket, t.marker);
-      const output = await runCommand(wt, connectTo(socket), env);
-      assert.match(output, /No such file or directory|Connection refused/);
-      assert.deepEqual(await t.ran(), []);
-
-      await wt.write(".xdg/replio/config.yaml", OFF);
-      assert.equal(await runCommand(wt, connectTo(socket), env), "exit 0");
-      assert.deepEqual(await t.ran(), ["ran"], "the control reaches the daemon");
-    },
-  });
-}
-
-/** Whether this process may make a socket in /run (root, as in CI). */
-function canWriteRun(): boolean {
-  try {
-    Deno.mkdirSync(`/run/replio_probe_${Deno.pid}`);
-    Deno.removeSync(`/run/replio_probe_${Deno.pid}`);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-Deno.test({
-  name: "a daemon's socket in /run is out of a sandboxed command's reach; unsandboxed it is not",
-  ignore: ignore || !canWriteRun(),
-  async fn() {
-    await using wt = await tempWorktree();
-    await using t = await trap();
-    const socket = `/run/replio_edges_${crypto.randomUUID()}.sock`;
-    await using _daemon = startDaemon(socket, t.marker);
-    // The path clients use may be a link in /run to the socket's real place: hidden as well.
-    await using elsewhere = await outsideTmp("replio_edges_real_");
-    const real = join(elsewhere.path, "daemon.sock");
-    await using _linked = startDaemon(real, t.marker);
-    const link = `/run/replio_edges_${crypto.randomUUID()}.link`;
-    await Deno.symlink(real, link);
-    try {
-      const both = `${connectTo(socket)}; ${connectTo(link)}`;
-      const output = await runCommand(wt, both);
-      assert.match(output, /No such file or directory[\s\S]*No such file or directory/);
-      assert.deepEqual(await t.ran(), []);
-
-      await wt.write(".xdg/replio/config.yaml", OFF);
-      assert.equal(await runCommand(wt, both), "exit 0");
-      assert.deepEqual(await t.ran(), ["ran", "ran"]);
-    } finally {
-      await Deno.remove(link);
-    }
-  },
-});
-
-/** Every entry under `dir` with its kind, mode and content: what a user would call the folder. */
 async function snapshot(dir: string, under = ""): Promise<string[]> {
   const lines: string[] = [];
   const entries = [...Deno.readDirSync(join(dir, under))].sort((a, b) => a.name < b.name ? -1 : 1);
@@ -469,44 +308,6 @@ Deno.test({
       }
       await other.end().catch(() => {});
     }
-  },
-});
-
-Deno.test({
-  name: "replio permissions lists what a sandboxed command cannot reach",
-  ignore,
-  async fn() {
-    await using wt = await tempWorktree({ ".git/.keep": "" });
-    await git(wt.path, "init", "-q", "vendor/lib");
-    await using home = await outsideTmp("replio_edges_home_");
-    const socket = join(home.path, ".docker/run/docker.sock");
-    await Deno.mkdir(join(socket, ".."), { recursive: true });
-    await using t = await trap();
-    await using _daemon = startDaemon(socket, t.marker);
-    const runtime = join(home.path, "runtime");
-    await Deno.mkdir(runtime);
-    const env = { ...pinnedDenoDir(), HOME: home.path, XDG_RUNTIME_DIR: runtime };
-    const listed = await runReplio(["permissions", "--json"], { cwd: wt.path, env });
-    assert.equal(listed.code, 0, listed.stderr);
-    const { sandbox } = JSON.parse(listed.stdout);
-    assert.equal(sandbox.isolation, "bwrap(net=off, write=worktree)");
-    assert.deepEqual(sandbox.readOnly, [
-      "everything outside the worktree",
-      ".git",
-      ".replio (missing: an empty stand-in while a command runs, so none can be made)",
-      "vendor/lib/.git",
-    ]);
-    assert.ok(sandbox.hidden.includes("/tmp (private to each command)"), sandbox.hidden);
-    assert.ok(sandbox.hidden.includes(runtime), sandbox.hidden);
-    assert.ok(sandbox.sockets.includes(socket), sandbox.sockets);
-    assert.match(sandbox.left.join("\n"), /sockets inside the worktree/);
-    // Looking made nothing: no stand-in, and the daemon was not asked anything.
-    assert.equal(await exists(join(wt.path, ".replio")), false);
-    assert.deepEqual(await t.ran(), []);
-
-    const text = await runReplio(["permissions"], { cwd: wt.path, env });
-    assert.match(text.stdout, /^commands run in: bwrap\(net=off, write=worktree\)$/m);
-    assert.match(text.stdout, /^ {2}sockets covered:\n {4}.*docker\.sock$/m);
   },
 });
 
