@@ -6,6 +6,8 @@ import {
   type TempWorktree,
   tempWorktree,
 } from "../../tests/support/worktree.ts";
+import { withGrowingTimeout } from "../../tests/support/growing_timeout.ts";
+import { processesMatching } from "../../tests/support/process_state.ts";
 
 /** The absolute path bash finds for `program`, or "" when it is not installed. */
 async function which(program: string): Promise<string> {
@@ -112,14 +114,19 @@ Deno.test("code_test prefers the configured dev.test_cmd", async () => {
 
 Deno.test("code_test stops a run at the timeout", async () => {
   await using wt = await tempWorktree();
-  const out = await runTool(wt, "code_test", { timeout: 1 }, {
-    config: { "dev.test_cmd": "echo started; sleep 30" },
-  });
-  assert.equal(
-    out,
-    "$ echo started; sleep 30\ntimed out after 1s: it was stopped; pass a larger timeout " +
-      "(seconds) or narrow the run with args\n\nstarted",
+  const command = `echo started; sleep 300.${Math.floor(Math.random() * 1e9)}`;
+  const stopped = (seconds: number) =>
+    `$ ${command}\ntimed out after ${seconds}s: it was stopped; pass a larger timeout ` +
+    "(seconds) or narrow the run with args";
+  // The timeout counts from the start, so a busy machine may not reach the echo within it: that
+  // run printed nothing, and the test runs again with a longer timeout.
+  const { result: out, seconds } = await withGrowingTimeout(
+    "the test command to print before its timeout",
+    (timeout) => runTool(wt, "code_test", { timeout }, { config: { "dev.test_cmd": command } }),
+    (out, seconds) => out === `${stopped(seconds)}\n\n(no output)`,
   );
+  assert.equal(out, `${stopped(seconds)}\n\nstarted`);
+  assert.equal(await processesMatching(command.slice("echo started; ".length)), 0);
 });
 
 Deno.test("code_test previews the command it will run", async () => {

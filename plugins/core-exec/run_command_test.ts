@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { PermissionRecord } from "../../src/tools/mod.ts";
+import type { TurnEvent } from "../../src/ui/events.ts";
 import { HEAD_LINES, TAIL_LINES } from "../../src/plugins/api.ts";
 import {
   invokeInWorktree,
@@ -9,6 +10,8 @@ import {
   tempWorktree,
 } from "../../tests/support/worktree.ts";
 import { processesMatching } from "../../tests/support/process_state.ts";
+import { withDeadline } from "../../tests/support/deadline.ts";
+import { withGrowingTimeout } from "../../tests/support/growing_timeout.ts";
 
 Deno.test("run_command reports the exit code with merged output", async () => {
   await using wt = await tempWorktree();
@@ -58,21 +61,30 @@ function uniqueSleep(): string {
 Deno.test("run_command timeout kills the command's whole process group", async () => {
   await using wt = await tempWorktree();
   const sleep = uniqueSleep();
-  const out = await runTool(wt, "run_command", {
-    command: `${sleep} & echo started; ${sleep}`,
-    timeout: 1,
-  });
-  assert.equal(out, "timed out after 1s\nstarted");
+  // The timeout counts from the start, so a busy machine may not reach the echo within it: that
+  // run printed nothing, and the test runs again with a longer timeout.
+  const { result: out, seconds } = await withGrowingTimeout(
+    "the command to print before its timeout",
+    (timeout) =>
+      runTool(wt, "run_command", { command: `${sleep} & echo started; ${sleep}`, timeout }),
+    (out, seconds) => out === `timed out after ${seconds}s`,
+  );
+  assert.equal(out, `timed out after ${seconds}s\nstarted`);
   assert.equal(await processesMatching(sleep), 0, "the background sleep died with the group");
 });
 
 Deno.test("run_command takes its default timeout from tool_timeout", async () => {
   await using wt = await tempWorktree();
   const sleep = uniqueSleep();
-  const out = await runTool(wt, "run_command", { command: sleep }, {
-    config: { tool_timeout: 1 },
-  });
-  assert.equal(out, "timed out after 1s");
+  const { result: out, seconds } = await withGrowingTimeout(
+    "the command to print before its timeout",
+    (timeout) =>
+      runTool(wt, "run_command", { command: `echo started; ${sleep}` }, {
+        config: { tool_timeout: timeout },
+      }),
+    (out, seconds) => out === `timed out after ${seconds}s`,
+  );
+  assert.equal(out, `timed out after ${seconds}s\nstarted`);
   assert.equal(await processesMatching(sleep), 0);
 });
 
@@ -156,15 +168,31 @@ Deno.test("run_command without bash_allow keeps the base action", async () => {
   await assert.rejects(Deno.stat(join(wt.path, "marker")), Deno.errors.NotFound);
 });
 
+/** Records events like a renderer, and creates `file` at the first live progress update. */
+class ProgressSeeingSink extends RecordingSink {
+  constructor(readonly file: string) {
+    super();
+  }
+  override emit(event: TurnEvent): void {
+    super.emit(event);
+    if (event.type === "tool_progress") Deno.writeTextFileSync(this.file, "");
+  }
+}
+
 Deno.test("run_command shows its last lines live while it runs, as tool_progress events", async () => {
   await using wt = await tempWorktree();
-  const sink = new RecordingSink();
-  const command = "for i in 1 2 3 4 5 6 7 8 9 10; do echo line $i; sleep 0.2; done";
-  const outcome = await invokeInWorktree(wt, "run_command", { command }, { sink });
+  const sink = new ProgressSeeingSink(join(wt.path, "seen"));
+  // The command ends only once the test has seen a live update: it runs as long as that takes.
+  const command = "for i in 1 2 3 4 5; do echo line $i; done; " +
+    "until [ -e seen ]; do sleep 0.05; done; for i in 6 7 8 9 10; do echo line $i; done";
+  const outcome = await withDeadline(
+    invokeInWorktree(wt, "run_command", { command }, { sink }),
+    "a live update of the running command",
+  );
   const all = Array.from({ length: 10 }, (_, i) => `line ${i + 1}`);
   assert.equal(outcome.output, `exit 0\n${all.join("\n")}`);
   const live = sink.events.filter((e) => e.type === "tool_progress");
-  assert.ok(live.length > 0, "a two-second command reports progress");
+  assert.ok(live.length > 0);
   for (const event of live) {
     assert.equal(event.id, "call_1");
     assert.ok(event.lines.length > 0 && event.lines.length <= 8);
@@ -180,13 +208,32 @@ Deno.test("run_command shows its last lines live while it runs, as tool_progress
 
 Deno.test("run_command stops a command silent for idle_timeout and returns what it printed", async () => {
   await using wt = await tempWorktree();
-  const started = await runTool(wt, "run_command", {
-    command: "echo started; echo waiting for input; sleep 30",
-    idle_timeout: 1,
-  });
-  assert.equal(started, "stopped after 1s without output\nstarted\nwaiting for input");
-  const fromConfig = await runTool(wt, "run_command", { command: "echo a; sleep 30" }, {
-    config: { tool_idle_timeout: 1 },
-  });
-  assert.equal(fromConfig, "stopped after 1s without output\na");
+  const sleep = uniqueSleep();
+  // Output so far restarts the idle clock; a busy machine may leave a second between the two
+  // echoes, or before the first: such a run ends early, and the test runs again with longer.
+  const { result: printed, seconds } = await withGrowingTimeout(
+    "the command to print both lines before going silent",
+    (idle_timeout) =>
+      runTool(wt, "run_command", {
+        command: `echo started; echo waiting for input; ${sleep}`,
+        idle_timeout,
+      }),
+    (out, seconds) =>
+      [
+        `stopped after ${seconds}s without output`,
+        `stopped after ${seconds}s without output\nstarted`,
+      ]
+        .includes(out),
+  );
+  assert.equal(printed, `stopped after ${seconds}s without output\nstarted\nwaiting for input`);
+  const fromConfig = await withGrowingTimeout(
+    "the command to print before going silent",
+    (idle) =>
+      runTool(wt, "run_command", { command: `echo a; ${sleep}` }, {
+        config: { tool_idle_timeout: idle },
+      }),
+    (out, seconds) => out === `stopped after ${seconds}s without output`,
+  );
+  assert.equal(fromConfig.result, `stopped after ${fromConfig.seconds}s without output\na`);
+  assert.equal(await processesMatching(sleep), 0);
 });
