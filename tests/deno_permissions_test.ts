@@ -85,12 +85,12 @@ Deno.test("replio tool refuses a tool whose Deno permission is missing, as polic
     '{"path":"a.txt","old":"a","new":"b"}',
     "--yes",
   );
+  // Written for the person (on stderr): what is missing and how to get it.
   assert.deepEqual(run, {
     code: 3,
-    stdout:
-      `Error: file_edit is unavailable: replio was started without --allow-write=${wt.path}: ` +
-      `do not retry it; use another tool (the user can restart replio with --allow-write=${wt.path})\n`,
-    stderr: "",
+    stdout: "",
+    stderr: `replio tool: replio was started without --allow-write=${wt.path}: restart it with ` +
+      `--allow-write=${wt.path} to use file_edit\n`,
   });
   assert.equal(await wt.read("a.txt"), "a\n");
 });

@@ -239,7 +239,8 @@ for (const scenario of SCENARIOS) {
       for (const name of names) {
         const args = JSON.stringify(callFor(name));
         const call = await replio(wt.path, flags, "tool", name, args, "--yes");
-        const output = call.stdout.trim();
+        // A refusal is for the person, on stderr; a result is on stdout.
+        const output = (call.code === 3 ? call.stderr : call.stdout).trim();
         assert.ok([0, 1, 3].includes(call.code), `${name}: ${call.code} ${output} ${call.stderr}`);
         judge(list, { name, output, isError: call.code !== 0 }, scenario.name);
       }
