@@ -5,6 +5,8 @@ import {
   runTool,
   tempWorktree,
 } from "../../tests/support/worktree.ts";
+import { HANG_MS } from "../../tests/support/deadline.ts";
+import { withGrowingTimeout } from "../../tests/support/growing_timeout.ts";
 import { serveRoutes } from "./_test_servers.ts";
 import { webSearchSpec } from "./web_search.ts";
 
@@ -352,20 +354,40 @@ Deno.test("web_search returns the backends that answered, naming one that timed 
     "/broken/search": () => new Response("oops", { status: 500 }),
   });
   await using wt = await tempWorktree();
-  const config = {
+  const both = {
     "web.search_backends": ["duckduckgo", "searxng"],
     "web.duckduckgo_url": `${server.origin}/html/`,
-    "web.searxng_url": `${server.origin}/hang`,
-    "web.search_timeout": 1,
   };
-  const out = await runTool(wt, "web_search", { query: "deno permissions" }, { config });
+  // SearXNG's route answers only when the server stops: the timeout alone ends its search.
+  // DuckDuckGo's must answer within the same timeout, and a busy machine may not get it parsed
+  // in a second: that run finds no backend, and the test runs again with a longer timeout.
+  const { result: out, seconds } = await withGrowingTimeout(
+    "DuckDuckGo's results within the search timeout",
+    (timeout) =>
+      runTool(wt, "web_search", { query: "deno permissions" }, {
+        config: {
+          ...both,
+          "web.searxng_url": `${server.origin}/hang`,
+          "web.search_timeout": timeout,
+        },
+      }),
+    (out, seconds) =>
+      out === `Error: Cannot search: no backend answered: DuckDuckGo did not answer within ` +
+          `${seconds.toFixed(1)} s; SearXNG did not answer within ${seconds.toFixed(1)} s`,
+  );
   assert.equal(
     out,
     DUCKDUCKGO_RESULT +
-      "\n\n(partial results: SearXNG did not answer within 1.0 s; results from DuckDuckGo)",
+      `\n\n(partial results: SearXNG did not answer within ${seconds.toFixed(1)} s; ` +
+      "results from DuckDuckGo)",
   );
+  // No backend hangs here: a timeout only a hang reaches costs nothing.
   const broken = await runTool(wt, "web_search", { query: "deno permissions" }, {
-    config: { ...config, "web.searxng_url": `${server.origin}/broken` },
+    config: {
+      ...both,
+      "web.searxng_url": `${server.origin}/broken`,
+      "web.search_timeout": HANG_MS / 1000,
+    },
   });
   assert.equal(
     broken.split("\n\n").at(-1),
