@@ -16,7 +16,7 @@ import {
   type ToolContext,
   type ToolRegistry,
 } from "../tools/mod.ts";
-import type { AskAnswer, AskRequest } from "../tools/types.ts";
+import type { AskAnswer, AskRequest, ToolImage } from "../tools/types.ts";
 import { INTERRUPTED_RESULT } from "../session/mod.ts";
 import type { Sink, TurnEvent, TurnStatus } from "../ui/events.ts";
 import { compactHistory } from "./compaction.ts";
@@ -296,10 +296,12 @@ export class Agent {
         signal: ctx.signal,
         sink,
       });
+      // Images a tool hands the model (an MCP server's) go with this call's result.
+      const images: ToolImage[] = [];
       const outcome = await invokeTool({
         registry,
         policy,
-        ctx,
+        ctx: { ...ctx, attachImage: (image) => images.push(image) },
         sink,
         audit: (record) => this.#audit(record, result),
         answer: resume?.answer,
@@ -310,6 +312,7 @@ export class Agent {
             tool_call_id: call.id,
             name: call.function.name,
             content: done.output,
+            ...(images.length && !done.isError ? { images } : {}),
           }),
       }, { id: call.id, name: call.function.name, arguments: args });
       if (outcome.parked) {
@@ -415,14 +418,18 @@ export class Agent {
   }
 
   #toolContext(signal: AbortSignal): ToolContext {
-    const { config, policy, sink, services } = this.#options;
-    return createToolContext({
-      config,
-      worktree: policy.worktree,
-      signal,
-      ask: this.#options.ask ?? ((request) => sink.ask(request)),
-      services: services ?? {},
-    });
+    const { config, policy, sink, services, provider } = this.#options;
+    return {
+      ...createToolContext({
+        config,
+        worktree: policy.worktree,
+        signal,
+        ask: this.#options.ask ?? ((request) => sink.ask(request)),
+        services: services ?? {},
+      }),
+      // A tool may ask this agent's model on another's behalf (an MCP server's sampling).
+      model: provider,
+    };
   }
 }
 

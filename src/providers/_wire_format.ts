@@ -32,6 +32,57 @@ export function toWireMessage(message: ChatMessage): Record<string, unknown> {
   }
 }
 
+/**
+ * The messages as sent: each by {@link toWireMessage}, and the images of a run of tool results
+ * after it as one user message of image parts, since a tool message carries text only and
+ * nothing may come between an assistant's tool calls and their results.
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * const image = { mimeType: "image/png", data: "iVBO" };
+ * assert.deepEqual(
+ *   toWireMessages([{ role: "tool", tool_call_id: "c1", name: "shot", content: "[image]", images: [image] }]),
+ *   [
+ *     { role: "tool", tool_call_id: "c1", content: "[image]" },
+ *     {
+ *       role: "user",
+ *       content: [
+ *         { type: "text", text: "Images from the result of shot (call c1), in order:" },
+ *         { type: "image_url", image_url: { url: "data:image/png;base64,iVBO" } },
+ *       ],
+ *     },
+ *   ],
+ * );
+ * ```
+ */
+export function toWireMessages(messages: readonly ChatMessage[]): Record<string, unknown>[] {
+  const wire: Record<string, unknown>[] = [];
+  let parts: Record<string, unknown>[] = [];
+  const flush = () => {
+    if (parts.length) wire.push({ role: "user", content: parts });
+    parts = [];
+  };
+  for (const message of messages) {
+    if (message.role !== "tool") flush();
+    wire.push(toWireMessage(message));
+    if (message.role === "tool" && message.images?.length) {
+      parts.push(
+        {
+          type: "text",
+          text:
+            `Images from the result of ${message.name} (call ${message.tool_call_id}), in order:`,
+        },
+        ...message.images.map((image) => ({
+          type: "image_url",
+          image_url: { url: `data:${image.mimeType};base64,${image.data}` },
+        })),
+      );
+    }
+  }
+  flush();
+  return wire;
+}
+
 /** One tool as sent: its name, description and parameters, nothing a registry added. */
 export function toWireTool(tool: ToolSchema): ToolSchema {
   return {

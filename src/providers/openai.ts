@@ -22,7 +22,7 @@ import {
 } from "./_failures.ts";
 import { readChatStream, readCompletion } from "./_read_reply.ts";
 import { type Progress, type RetryPolicy, withRetries } from "./_with_retries.ts";
-import { toWireMessage, toWireTool } from "./_wire_format.ts";
+import { toWireMessages, toWireTool } from "./_wire_format.ts";
 import { listModels, ModelListError, modelNotFoundFix } from "./list_models.ts";
 import { ProviderError, type ProviderErrorCode } from "./provider_error.ts";
 import type { ChatMessage, ChatRequest, Provider, ProviderEvent } from "./types.ts";
@@ -195,7 +195,7 @@ class OpenAIProvider implements Provider {
     const reasoning = this.#config.get("reasoning");
     return {
       model: this.model,
-      messages: messages.map(toWireMessage),
+      messages: toWireMessages(messages),
       ...(tools.length > 0 ? { tools: tools.map(toWireTool) } : {}),
       ...(temperature === null ? {} : { temperature }),
       ...(maxTokens > 0 ? { max_tokens: maxTokens } : {}),

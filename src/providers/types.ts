@@ -3,7 +3,7 @@
  * `chat()` yields. Types only.
  * @module
  */
-import type { ToolSchema } from "../tools/types.ts";
+import type { ToolImage, ToolSchema } from "../tools/types.ts";
 
 /** One function call requested by the model; `arguments` is the raw JSON text. */
 export interface ToolCall {
@@ -23,7 +23,17 @@ export type ChatMessage =
     /** Reasoning text, kept for the session; not every server accepts it back. */
     reasoning?: string;
   }
-  | { role: "tool"; tool_call_id: string; name: string; content: string };
+  | {
+    role: "tool";
+    tool_call_id: string;
+    name: string;
+    content: string;
+    /**
+     * Images the tool handed the model with its result (an MCP server's). A tool message is
+     * text only, so they are sent as a user message after the turn's tool results.
+     */
+    images?: ToolImage[];
+  };
 
 /** Token counts as reported by the server. */
 export interface Usage {

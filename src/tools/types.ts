@@ -96,6 +96,24 @@ export interface AskRequest {
 /** The answer to an {@link AskRequest}; `null` when no one can answer. */
 export type AskAnswer = string | null;
 
+/** An image a tool hands the model with its result: base64 data, as MCP and providers carry it. */
+export interface ToolImage {
+  mimeType: string;
+  data: string;
+}
+
+/**
+ * The model of the agent making a call, for a tool that asks it something on another's behalf
+ * (an MCP server's sampling request): one bounded completion, without tools.
+ */
+export interface CallModel {
+  readonly model: string;
+  complete(
+    messages: { role: "system" | "user" | "assistant"; content: string }[],
+    signal: AbortSignal,
+  ): Promise<string>;
+}
+
 /**
  * What a handler receives besides its arguments. The model never sees it (the seed's `_config`).
  */
@@ -121,6 +139,13 @@ export interface ToolContext {
    * as MCP progress. Absent where nobody watches.
    */
   progress?: ((lines: readonly string[]) => void) | undefined;
+  /** The model of the agent making the call; absent where none runs (`replio tool`, `replio mcp`). */
+  model?: CallModel | undefined;
+  /**
+   * Hands the model an image with this call's result (sent after the turn's tool results);
+   * absent where results reach no model or only as text.
+   */
+  attachImage?: ((image: ToolImage) => void) | undefined;
   /**
    * Tells the pipeline how the call really ran (`bwrap(…)`, `none`) when it differs from the
    * spec's `isolation`; set by invokeTool, absent elsewhere.
