@@ -69,7 +69,7 @@ Deno.test("replio mcp answers what it cannot serve: -32700, -32600, -32601, -326
     error: {
       code: -32601,
       message: `Method not found: "resources/list": replio mcp serves initialize, ping, ` +
-        "tools/list and tools/call",
+        "logging/setLevel, tools/list and tools/call",
     },
   });
   await mcp.send({ id: 5, method: "tools/list", params: { cursor: 5 } });

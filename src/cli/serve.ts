@@ -7,9 +7,11 @@
 import { createProvider } from "../providers/mod.ts";
 import { describeAccessError, isAccessError } from "../fs/access_error.ts";
 import { noticeOnStderr } from "./notice.ts";
-import { isLoopbackHost, startServer } from "../serve/mod.ts";
+import { MAX_BODY_BYTES, startServer } from "../serve/mod.ts";
 import { VERSION } from "../version.ts";
 import { EXIT, UsageError } from "./errors.ts";
+import { mcpMount } from "./mcp.ts";
+import { parsePort, readServeToken } from "./serve_access.ts";
 import { createRootAgent } from "./start_agent.ts";
 import { toolListing } from "./tools.ts";
 import { openWorkspace } from "./workspace.ts";
@@ -29,20 +31,10 @@ export interface ServeCommandOptions {
   trust?: boolean;
 }
 
-/** The variable holding the bearer token; required to bind anything but loopback. */
-const TOKEN_ENV = "REPLIO_SERVE_TOKEN";
-
 /** Serves until SIGINT or SIGTERM; exit 0, or 2 for a bad flag, a missing token or a busy port. */
 export async function runServer(options: ServeCommandOptions): Promise<number> {
   const port = parsePort(options.port);
-  const token = readToken();
-  if (token === undefined && !isLoopbackHost(options.host)) {
-    throw new UsageError(
-      `Cannot serve on "${options.host}": it is reachable from other machines and ` +
-        `${TOKEN_ENV} is not set, so anyone there could run tools here: ` +
-        `set ${TOKEN_ENV} to a long random secret, or use --host 127.0.0.1`,
-    );
-  }
+  const token = readServeToken(options.host);
   const ws = await openWorkspace({ ...options, headless: options });
   const provider = await createProvider(ws.config, { notice: noticeOnStderr });
   // Each command finds its shell (and sandbox) started while the model was thinking.
@@ -70,6 +62,8 @@ export async function runServer(options: ServeCommandOptions): Promise<number> {
           return createRootAgent(ws, { provider: typeProvider, ...parts, agentType: type });
         },
         listTools: (policy) => toolListing({ ...ws, policy }),
+        // The tools over MCP's Streamable HTTP, as `replio mcp --http` serves them (docs/mcp.md).
+        mounts: [mcpMount({ ...ws, version: VERSION, maxBodyBytes: MAX_BODY_BYTES })],
       },
       onInternalError: (error) => {
         const text = isAccessError(error)
@@ -97,35 +91,4 @@ export async function runServer(options: ServeCommandOptions): Promise<number> {
     for (const name of signals) Deno.removeSignalListener(name, stop);
   }
   return EXIT.ok;
-}
-
-function parsePort(text: string): number {
-  const port = Number(text);
-  if (!/^\d+$/.test(text) || port > 65_535) {
-    throw new UsageError(
-      `Cannot use --port "${text}": expected a port from 0 to 65535: pass 8787, or 0 for any free port`,
-    );
-  }
-  return port;
-}
-
-/**
- * The token, when set and readable; an empty value counts as unset. A token with whitespace is
- * refused: a blank one would guard nothing, and no `Authorization: Bearer` header can carry a
- * space, so no client could ever send it.
- */
-function readToken(): string | undefined {
-  const permission = Deno.permissions.querySync({ name: "env", variable: TOKEN_ENV });
-  if (permission.state !== "granted") return undefined;
-  const token = Deno.env.get(TOKEN_ENV);
-  if (!token) return undefined;
-  if (/\s/.test(token)) {
-    throw new UsageError(
-      `Cannot use ${TOKEN_ENV}: it ${
-        token.trim() ? "contains whitespace" : "is only whitespace"
-      }, which no bearer token can carry: set it to a long random secret such as ` +
-        "the output of `openssl rand -hex 32`",
-    );
-  }
-  return token;
 }

@@ -17,6 +17,7 @@ export type {
   McpServerStatus,
 } from "./client.ts";
 export type { McpServeOptions } from "./server.ts";
+export { createMcpHttpEndpoint, type McpHttpEndpoint, type McpHttpOptions } from "./http_server.ts";
 export type { McpLoginOptions, McpLoginResult } from "./oauth_login.ts";
 
 /**

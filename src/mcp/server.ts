@@ -2,7 +2,7 @@
  * `replio mcp`: the registry's tools served to an MCP client over stdio. Listing follows the
  * policy (denied tools are hidden) and every call goes through `invokeTool` headless, exactly
  * as `replio tool` runs it. Only protocol messages reach stdout. {@link createToolServer} is the
- * server without its transport, for another transport to carry.
+ * server without its transport, for another transport to carry (http_server.ts).
  * @module
  */
 import type { Config } from "../config/mod.ts";
@@ -19,6 +19,7 @@ import {
 import { startHeartbeat } from "./progress_heartbeat.ts";
 import { ProtocolError, readCallParams } from "./read_call_params.ts";
 import { screenParams } from "./screen_params.ts";
+import { forwardToolLines, type LogLevel, readLevelParams } from "./server_log.ts";
 import { LineTransport } from "./server_line_transport.ts";
 
 /** What {@link createToolServer} serves. */
@@ -39,21 +40,28 @@ export interface ToolServer {
   server: Server;
   /** Resolves once every `tools/call` started so far has ended. */
   settled(): Promise<void>;
+  /** Whether a `tools/call` is running. */
+  isBusy(): boolean;
 }
 
 /** The methods `replio mcp` answers; any other request is -32601 naming them. */
-const SERVED_METHODS = "initialize, ping, tools/list and tools/call";
+const SERVED_METHODS = "initialize, ping, logging/setLevel, tools/list and tools/call";
 
 /**
- * An MCP server for the registry's visible tools, not yet connected: `tools/list`, `tools/call`
- * and `ping` (the SDK's), and -32601 for every other request.
+ * An MCP server for the registry's visible tools, not yet connected: `tools/list`, `tools/call`,
+ * `logging/setLevel` and `ping` (the SDK's), and -32601 for every other request. A running
+ * tool's live lines go to the client as `notifications/message` at the level it set.
  */
 export function createToolServer(options: McpServeOptions): ToolServer {
   const { registry, policy, config, worktree } = options;
   const server = new Server(
     { name: "replio", version: options.version },
-    { capabilities: { tools: { listChanged: true } } },
+    { capabilities: { tools: { listChanged: true }, logging: {} } },
   );
+  // The SDK's own handler takes any level silently and keeps it by transport session; replio
+  // answers a bad level with -32602 and keeps one level per server (one server per session).
+  server.removeRequestHandler("logging/setLevel");
+  let minimumLevel: LogLevel | null = null;
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: registry.list().filter((tool) => policy.isVisible(tool)).map((tool): McpTool => ({
       name: tool.name,
@@ -65,6 +73,10 @@ export function createToolServer(options: McpServeOptions): ToolServer {
   // tools/call is answered here rather than through setRequestHandler: the SDK would reject
   // malformed params with a dump of its schema errors before replio could say what is wrong.
   server.fallbackRequestHandler = (request, extra) => {
+    if (request.method === "logging/setLevel") {
+      minimumLevel = readLevelParams(request.params);
+      return Promise.resolve({});
+    }
     if (request.method !== "tools/call") {
       throw new ProtocolError(
         ErrorCode.MethodNotFound,
@@ -85,6 +97,11 @@ export function createToolServer(options: McpServeOptions): ToolServer {
       tool: params.name,
       send: (notification) => extra.sendNotification(notification),
     });
+    const log = forwardToolLines({
+      tool: params.name,
+      minimum: () => minimumLevel,
+      send: (notification) => extra.sendNotification(notification),
+    });
     const call = invokeTool({
       registry,
       policy,
@@ -92,7 +109,10 @@ export function createToolServer(options: McpServeOptions): ToolServer {
         config,
         worktree,
         signal: extra.signal,
-        ...(heartbeat ? { progress: (lines) => heartbeat.report(lines.at(-1) ?? "") } : {}),
+        progress: (lines) => {
+          heartbeat?.report(lines.at(-1) ?? "");
+          log(lines);
+        },
       }),
       sink: new CollectingSink(),
     }, {
@@ -116,7 +136,11 @@ export function createToolServer(options: McpServeOptions): ToolServer {
       });
     });
   };
-  return { server, settled: async () => void await Promise.all(running) };
+  return {
+    server,
+    settled: async () => void await Promise.all(running),
+    isBusy: () => running.size > 0,
+  };
 }
 
 /**

@@ -16,7 +16,7 @@ import {
 import type { ParamsRefusal } from "./screen_params.ts";
 
 /** The protocol versions whose transports carry JSON-RPC batches. */
-const BATCH_VERSIONS: readonly string[] = ["2025-03-26"];
+export const BATCH_VERSIONS: readonly string[] = ["2025-03-26"];
 
 /** A reply the transport writes itself: MCP's schema has no null id, so an unknown one is left out. */
 type ErrorReply = {
@@ -237,13 +237,14 @@ function checkMessage(value: unknown): JSONRPCMessage | ErrorReply & { [OWN_REPL
   if (parsed.success) return parsed.data;
   const id = (value as { id?: unknown } | null)?.id;
   const usable = typeof id === "string" || typeof id === "number" ? id : undefined;
-  const reply = errorReply(
-    usable,
-    ErrorCode.InvalidRequest,
-    `Invalid Request: ${describeInvalid(value)}: send {"jsonrpc": "2.0", "id": 1, "method": ` +
-      `"tools/list"} or another JSON-RPC 2.0 message`,
-  );
+  const reply = errorReply(usable, ErrorCode.InvalidRequest, invalidRequestMessage(value));
   return { ...reply, [OWN_REPLY]: true };
+}
+
+/** The -32600 message for `value`, no JSON-RPC message: what is wrong, and what to send. */
+export function invalidRequestMessage(value: unknown): string {
+  return `Invalid Request: ${describeInvalid(value)}: send {"jsonrpc": "2.0", "id": 1, ` +
+    `"method": "tools/list"} or another JSON-RPC 2.0 message`;
 }
 
 function isReply(

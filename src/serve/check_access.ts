@@ -38,7 +38,9 @@ export function checkAccess(request: Request, url: URL, rules: AccessRules): voi
   // (DNS rebinding); with one, the token is the whole check.
   if (token === undefined) {
     const origin = request.headers.get("origin");
-    if (origin !== null) {
+    // A page of this very address is no other site (replio serves none); MCP asks a local server
+    // to accept its own origin and refuse all others.
+    if (origin !== null && origin !== url.origin) {
       throw new HttpError(
         403,
         "forbidden",

@@ -10,4 +10,6 @@
  */
 export { MAX_BODY_BYTES } from "./_respond.ts";
 export { isLoopbackHost } from "./is_loopback_host.ts";
+export { MountServer, type MountServerOptions, startMountServer } from "./mount_server.ts";
 export { ReplioServer, type ServeOptions, type ServeWorkspace, startServer } from "./server.ts";
+export type { HttpMount } from "./serve_workspace.ts";

@@ -5,6 +5,7 @@
  * before any route runs, and turns a thrown HttpError into its JSON answer.
  * @module
  */
+import { mountRoutes } from "./mount_routes.ts";
 import { openaiRoutes } from "./openai_routes.ts";
 import type { Route } from "./router.ts";
 import type { ServeContext } from "./serve_context.ts";
@@ -20,5 +21,7 @@ export function serveRoutes(ctx: ServeContext): Route[] {
     ...sessionRoutes(ctx),
     // The OpenAI-compatible face: any OpenAI client can use replio as a tool-using model.
     ...openaiRoutes(ctx),
+    // Endpoints src/cli hands in: the MCP server at /mcp (docs/serve.md).
+    ...mountRoutes(ctx.workspace.mounts ?? []),
   ];
 }

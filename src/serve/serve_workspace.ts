@@ -9,6 +9,19 @@ import type { Session } from "../session/mod.ts";
 import type { Policy, ToolRegistry } from "../tools/mod.ts";
 import type { Sink } from "../ui/events.ts";
 
+/**
+ * An endpoint another area answers, handed in by src/cli (the MCP server at `/mcp`): serve may
+ * not import that area, so it gets the handler instead.
+ */
+export interface HttpMount {
+  /** The path it answers, for GET, POST and DELETE (`/mcp`). */
+  path: string;
+  /** Answers a request that passed the server's access checks (token, Origin, Host). */
+  answer(request: Request): Promise<Response>;
+  /** Ends its open streams and running work at shutdown; resolves once all of it has ended. */
+  close(): Promise<void>;
+}
+
 /** What the server works on; src/cli builds it from the workspace. */
 export interface ServeWorkspace {
   worktree: string;
@@ -28,4 +41,6 @@ export interface ServeWorkspace {
   ): Agent | Promise<Agent>;
   /** The listing `replio tools --json` prints, under `policy`. */
   listTools(policy: Policy): unknown;
+  /** Endpoints answered by other areas, behind the same access checks as the rest. */
+  mounts?: readonly HttpMount[] | undefined;
 }

@@ -5,11 +5,8 @@
  * answer.
  * @module
  */
-import { checkAccess } from "./check_access.ts";
-import { HttpError } from "./http_error.ts";
-import { errorResponse } from "./_respond.ts";
+import { answerGuarded } from "./answer_guarded.ts";
 import { type HttpListener, listenHttp } from "./http_listener.ts";
-import { findRoute, type Route } from "./router.ts";
 import { serveRoutes } from "./routes.ts";
 import { createServeContext, type ServeContext } from "./serve_context.ts";
 import type { ServeWorkspace } from "./serve_workspace.ts";
@@ -51,28 +48,18 @@ export async function startServer(options: ServeOptions): Promise<ReplioServer> 
   const listener = await listenHttp({
     hostname: options.hostname,
     port: options.port,
-    handler: (request) => answer(request, { options, routes, serverUrl }),
+    handler: (request) =>
+      answerGuarded(request, {
+        routes,
+        token: options.token,
+        serverUrl,
+        onInternalError: options.onInternalError,
+      }),
     onError: (error) => options.onInternalError?.(error),
   });
   const { hostname, port } = listener;
   serverUrl = `http://${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}`;
   return new ReplioServer({ url: serverUrl, listener, ctx, closing });
-}
-
-/** Checks access, finds the route and runs it; every failure becomes its JSON error answer. */
-async function answer(
-  request: Request,
-  server: { options: ServeOptions; routes: readonly Route[]; serverUrl: string },
-): Promise<Response> {
-  try {
-    const url = new URL(request.url);
-    checkAccess(request, url, { token: server.options.token, serverUrl: server.serverUrl });
-    const { route, params } = findRoute(server.routes, request.method, url);
-    return await route.run(request, params, url);
-  } catch (error) {
-    if (!(error instanceof HttpError)) server.options.onInternalError?.(error);
-    return errorResponse(error);
-  }
 }
 
 /** A listening API server; made by {@link startServer}, stopped by {@link ReplioServer.shutdown}. */
@@ -105,7 +92,9 @@ export class ReplioServer implements AsyncDisposable {
   shutdown(): Promise<void> {
     this.#stopped ??= (async () => {
       this.#closing.abort();
-      await this.#listener.shutdown();
+      // A mount's streams (MCP's) end only when it closes, and the listener waits for them.
+      const mounts = this.#ctx.workspace.mounts ?? [];
+      await Promise.all([this.#listener.shutdown(), ...mounts.map((mount) => mount.close())]);
       await this.#ctx.turns.settled();
       this.#finish.resolve();
     })();
