@@ -11,7 +11,7 @@ import { createRegistry, loadUserPlugins } from "../src/plugins/mod.ts";
 import { startMockModel } from "./support/mock_model.ts";
 import { pluginCacheEnv } from "./support/plugin_cache_env.ts";
 import { replioCommand, runReplio } from "./support/replio_process.ts";
-import { withDeadline } from "./support/deadline.ts";
+import { HANG_MS, withDeadline } from "./support/deadline.ts";
 import { invokeInWorktree, tempWorktree } from "./support/worktree.ts";
 
 /**
@@ -71,17 +71,23 @@ export const plugin = {
 `;
 }
 
-/** Points this process's plugin cache into the worktree until disposed. */
-function privateCache(worktree: string): Disposable {
-  const before = Deno.env.get("XDG_CACHE_HOME");
-  Deno.env.set("XDG_CACHE_HOME", join(worktree, ".cache"));
-  return {
-    [Symbol.dispose]() {
-      if (before === undefined) Deno.env.delete("XDG_CACHE_HOME");
-      else Deno.env.set("XDG_CACHE_HOME", before);
-    },
-  };
-}
+/**
+ * For the tests that load plugins in this process: everything but the environment. Unable to
+ * read XDG_CACHE_HOME or HOME, replio keeps no plugin cache, so these tests neither read nor fill
+ * the machine's. (Setting XDG_CACHE_HOME instead would change it for every test file running
+ * alongside in this process: their replio children then got an empty Deno cache and downloaded
+ * every npm package.)
+ */
+const NO_ENV: Deno.TestDefinition["permissions"] = {
+  read: true,
+  write: true,
+  net: true,
+  run: true,
+  sys: true,
+  ffi: true,
+  import: true,
+  env: false,
+};
 
 /** A server on 127.0.0.1 that counts its requests. */
 function serve(body: string) {
@@ -154,10 +160,20 @@ Deno.test("a plugin's Worker refuses what it did not declare and allows what it 
     assert.equal(result.isolation, label);
     assert.equal(result.permissions[0].isolation, label);
 
-    // Control: the same module imported into a fully permitted process does all of it.
-    Deno.env.set("OPENAI_API_KEY", "sk-secret-marker");
-    const module = await import(pathToFileURL(join(wt.path, ".replio/plugins/probe.ts")).href);
-    const control = JSON.parse(await module.plugin.tools[0].handler(args));
+    // Control: the same module imported into a fully permitted process does all of it. A child
+    // of its own, so the key is set in its environment only, not in this process's, which the
+    // test files running alongside share.
+    const probe = pathToFileURL(join(wt.path, ".replio/plugins/probe.ts")).href;
+    const { stdout } = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "eval",
+        `const { plugin } = await import(${JSON.stringify(probe)});\n` +
+        `console.log(await plugin.tools[0].handler(${JSON.stringify(args)}));`,
+      ],
+      env: { OPENAI_API_KEY: "sk-secret-marker", DENO_NO_UPDATE_CHECK: "1", NO_COLOR: "1" },
+      stderr: "inherit",
+    }).output();
+    const control = JSON.parse(new TextDecoder().decode(stdout));
     assert.equal(control.importApiKey, "ok:sk-secret-marker");
     assert.equal(control.importId, "ok:0");
     assert.equal(await Deno.lstat(importMarker).then(() => true, () => false), true);
@@ -168,11 +184,35 @@ Deno.test("a plugin's Worker refuses what it did not declare and allows what it 
     assert.equal(denied.hits, 1);
     assert.equal(await Deno.lstat(marker).then(() => true, () => false), true);
   } finally {
-    Deno.env.delete("OPENAI_API_KEY");
     await Deno.remove(marker).catch(() => {});
     await Deno.remove(importMarker).catch(() => {});
   }
 });
+
+/**
+ * Waits for a replio child's plugin handler to announce that it runs, and returns the child's
+ * output to come (in an object: a promise returned bare would be awaited). Should replio exit first (a plugin it could not load), fails at once with what
+ * it printed, instead of at the hang deadline with nothing.
+ */
+async function untilHandlerStarts(
+  child: Deno.ChildProcess,
+  started: Promise<void>,
+): Promise<{ output: Promise<Deno.CommandOutput> }> {
+  const output = child.output();
+  const exited = await withDeadline(
+    Promise.race([started.then(() => null), output]),
+    "the plugin's handler to start",
+    { onLate: () => child.kill("SIGKILL") },
+  );
+  if (exited) {
+    const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+    assert.fail(
+      `replio exited with code ${exited.code} before the plugin's handler started:\n` +
+        `${decode(exited.stdout)}${decode(exited.stderr)}`,
+    );
+  }
+  return { output };
+}
 
 const HANG_PLUGIN = (announceHost: string) =>
   `/*! replio-plugin {"permissions": {"net": ["${announceHost}"]}} */
@@ -196,22 +236,27 @@ export const plugin = {
 };
 `;
 
-Deno.test("tool_timeout ends a stuck plugin call, and the Worker restarts for the next", async () => {
+Deno.test({
+  name: "tool_timeout ends a stuck plugin call, and the Worker restarts for the next",
+  permissions: NO_ENV,
+}, async () => {
   await using announce = serve("ok");
   await using wt = await tempWorktree({
     "hang.js": HANG_PLUGIN(`127.0.0.1:${announce.addr.port}`),
   });
-  using _cache = privateCache(wt.path);
   const plugins = await loadUserPlugins(["hang.js"], { worktree: wt.path, warn: assert.fail });
   try {
     const registry = createRegistry(plugins);
-    const config = { tool_timeout: 1 };
-    const hung = await invokeInWorktree(wt, "hang", {}, { registry, config });
+    const hung = await invokeInWorktree(wt, "hang", {}, { registry, config: { tool_timeout: 1 } });
     assert.match(hung.output, /^Error: hang timed out after 1s: its plugin's Worker was stopped/);
     // Whether the handler reached its loop within the second depends on the machine, so it is
     // not asserted: the SIGINT tests below end a handler known to be in its loop. A Worker stuck
-    // in the loop would never answer "ping": the answer shows it was replaced.
-    const next = await invokeInWorktree(wt, "ping", {}, { registry, config });
+    // in the loop would never answer "ping": the answer shows it was replaced. Its answer has a
+    // timeout only a hang reaches: a busy machine may take longer than a second to give it.
+    const next = await invokeInWorktree(wt, "ping", {}, {
+      registry,
+      config: { tool_timeout: HANG_MS / 1000 },
+    });
     assert.equal(next.output, "pong");
   } finally {
     for (const plugin of plugins) plugin.worker.terminate();
@@ -226,17 +271,14 @@ Deno.test("SIGINT ends a stuck plugin call: replio tool exits 130", async () => 
   });
   const env = pluginCacheEnv(join(wt.path, ".cache"));
   const child = replioCommand(["tool", "hang", "{}", "--trust"], { cwd: wt.path, env }).spawn();
-  const kill = () => child.kill("SIGKILL");
-  await withDeadline(announce.firstHit, "the plugin's handler to start", { onLate: kill });
+  const { output } = await untilHandlerStarts(child, announce.firstHit);
   child.kill("SIGINT");
-  const { code, stdout, stderr } = await withDeadline(
-    child.output(),
-    "replio to exit after SIGINT",
-    { onLate: kill },
-  );
-  assert.equal(code, 130);
-  assert.equal(new TextDecoder().decode(stdout), "");
-  assert.match(new TextDecoder().decode(stderr), /replio tool: cancelled: hang was stopped/);
+  const { code, stdout, stderr } = await withDeadline(output, "replio to exit after SIGINT", {
+    onLate: () => child.kill("SIGKILL"),
+  });
+  const [out, err] = [new TextDecoder().decode(stdout), new TextDecoder().decode(stderr)];
+  assert.deepEqual([code, out], [130, ""], err);
+  assert.match(err, /replio tool: cancelled: hang was stopped/);
 });
 
 Deno.test("plugins that fail at import are skipped with file:line:col, the others work", async () => {
@@ -314,16 +356,18 @@ Deno.test("SIGTERM ends a turn stuck in a plugin call: replio run exits 130", as
     ["run", "--trust", "--base-url", mock.baseUrl, "--model", "mock-model", "hang please"],
     { cwd: wt.path, env: pluginCacheEnv(join(wt.path, ".cache")) },
   ).spawn();
-  const kill = () => child.kill("SIGKILL");
-  await withDeadline(announce.firstHit, "the plugin's handler to start", { onLate: kill });
+  const { output } = await untilHandlerStarts(child, announce.firstHit);
   child.kill("SIGTERM");
-  const { code } = await withDeadline(child.output(), "replio to exit after SIGTERM", {
-    onLate: kill,
+  const { code, stderr } = await withDeadline(output, "replio to exit after SIGTERM", {
+    onLate: () => child.kill("SIGKILL"),
   });
-  assert.equal(code, 130);
+  assert.equal(code, 130, new TextDecoder().decode(stderr));
 });
 
-Deno.test("a cancelled call aborts the handler's own signal first, so it can clean up", async () => {
+Deno.test({
+  name: "a cancelled call aborts the handler's own signal first, so it can clean up",
+  permissions: NO_ENV,
+}, async () => {
   await using announce = serve("ok");
   const host = `127.0.0.1:${announce.addr.port}`;
   await using wt = await tempWorktree({
@@ -343,7 +387,6 @@ export const plugin = { name: "tidy", tools: [{
 }] };
 `,
   });
-  using _cache = privateCache(wt.path);
   const plugins = await loadUserPlugins(["tidy.js"], { worktree: wt.path, warn: assert.fail });
   try {
     const controller = new AbortController();
