@@ -1,29 +1,45 @@
 /**
  * `deno task compile`: builds `dist/replio` with `deno compile`. Bundled plugins load through
  * static imports; the one module loaded at run time by URL, grep's search worker, is named with
- * `--include`. `deno compile` downloads Deno's runtime (`denort`) from dl.deno.land; where that
- * host is unreachable this says so in one line and names `DENORT_BIN`, which points Deno at a
- * runtime binary already on disk.
+ * `--include`. The binary carries only what it runs: `--exclude-unused-npm` leaves out the npm
+ * packages the module graph never reaches (deno.lock also pins the test-only ones), and
+ * `--exclude` the files of the reached ones that no program reads (scripts/embed_excludes.ts).
+ * `deno compile` downloads Deno's runtime (`denort`) from dl.deno.land; where that host is
+ * unreachable this says so in one line and names `DENORT_BIN`, which points Deno at a runtime
+ * binary already on disk.
  * @module
  */
 import { fileURLToPath } from "node:url";
+import { nonRuntimePaths, reachedPackageDirs } from "./embed_excludes.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const ENTRY = "main.ts";
 /** Modules loaded by URL at run time (Workers), which compile only embeds when named. */
 const RUNTIME_MODULES = ["plugins/core-fs/_grep_worker.ts"];
 
 /** The output path: `deno task compile [PATH]`, default dist/replio. */
 const output = Deno.args[0] ?? "dist/replio";
+const encoder = new TextEncoder();
+let excluded: string[];
+try {
+  const packages = await reachedPackageDirs(ROOT, [ENTRY, ...RUNTIME_MODULES]);
+  excluded = (await Promise.all(packages.map(nonRuntimePaths))).flat();
+} catch (error) {
+  const message = error instanceof Error ? error.message : String(error);
+  Deno.stderr.writeSync(encoder.encode(`compile: ${message}\n`));
+  Deno.exit(1);
+}
 const args = [
   "compile",
   "--no-prompt",
   "-A",
+  "--exclude-unused-npm",
   ...RUNTIME_MODULES.flatMap((module) => ["--include", module]),
+  ...excluded.map((path) => `--exclude=${path}`),
   "--output",
   output,
-  "main.ts",
+  ENTRY,
 ];
-const encoder = new TextEncoder();
 const { code, stderr } = await new Deno.Command(Deno.execPath(), {
   args,
   cwd: ROOT,
