@@ -116,12 +116,15 @@ export async function openWorkspace(options: WorkspaceOptions): Promise<Workspac
   const config = await loadTrustedConfig(worktree, options);
   const onWarning = options.warn ?? ((message: string) => warn(`replio: ${message}`));
   const userPlugins = await loadUserPlugins(config.get("plugins"), { worktree, warn: onWarning });
+  const headless = options.headless && headlessAnswer(options.headless);
   const mcp = await startMcpServers(config.get("mcp_servers"), {
     worktree,
     version: VERSION,
     config,
     warn: onWarning,
     sandbox: config.get("sandbox.mcp") ? planSandbox(config, worktree) : undefined,
+    // A server's sampling request is allowed headless only with --yes, as ask-gated calls are.
+    headless,
   });
   const registry = createRegistry([CORE_PLUGIN, ...userPlugins]);
   mcp?.attach(registry);
@@ -131,7 +134,7 @@ export async function openWorkspace(options: WorkspaceOptions): Promise<Workspac
     config,
     worktree,
     mode: options.mode,
-    headless: options.headless && headlessAnswer(options.headless),
+    headless,
   });
   const agentTypes = await loadAgentTypes(worktree, config);
   const notices = toolNameWarnings({ registry, policy, agentTypes });

@@ -171,6 +171,11 @@ export const CONFIG_KEYS = {
   "tool_permission.bash": key(ACTION, "ask", "Action for tools that run commands"),
   "tool_permission.web": key(ACTION, "allow", "Action for tools that reach the web"),
   "tool_permission.mcp": key(ACTION, "ask", "Action for tools served by MCP servers"),
+  "tool_permission.mcp_sampling": key(
+    ACTION,
+    "ask",
+    "Action when an MCP server asks replio's model for a completion (sampling) during a call",
+  ),
   "tool_permission.ask": key(ACTION, "allow", "Action for the ask tool"),
   "tool_permission.delegate": key(
     ACTION,
@@ -421,6 +426,12 @@ export const CONFIG_KEYS = {
     STRINGS,
     [],
     "Absolute folders (and everything beneath) whose .replio/ settings load; global config only, set with `replio trust`",
+  ),
+  // Off by default: a model that takes no images fails the whole request that carries one.
+  mcp_images: key(
+    Type.Boolean(),
+    false,
+    "Send images in MCP tool results to the model as image parts (needs a model that takes images); off describes them in one line",
   ),
   mcp_startup_wait: key(
     Type.Number({ minimum: 0 }),

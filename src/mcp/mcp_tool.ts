@@ -1,11 +1,11 @@
 /**
- * An MCP server's tool as a replio tool: its registry name, its spec (the server's schema, the
- * argument activity lines show, whether it is read-only by the server's annotations) and its
- * results as the text the model reads.
+ * An MCP server's tool as a replio tool: its registry name and its spec (the server's schema,
+ * the argument activity lines show, whether it is read-only by the server's annotations). Its
+ * results as the model reads them are call_result.ts's.
  * @module
  */
 import type { JsonSchema, ReadOnlyEvidence, ToolSpec } from "../tools/types.ts";
-import type { CallToolResult, McpTool } from "./_sdk.ts";
+import type { McpTool } from "./_sdk.ts";
 
 /** Providers accept function names of at most this many characters. */
 const MAX_NAME_CHARS = 64;
@@ -59,33 +59,6 @@ export function mcpReadOnly(tool: McpTool): ReadOnlyEvidence {
   return tool.annotations?.readOnlyHint === true
     ? { isReadOnly: true, reason: "its MCP server marks it readOnlyHint" }
     : { isReadOnly: false, reason: "its MCP server does not mark it readOnlyHint" };
-}
-
-/** Text blocks joined; other blocks described in one line each, as the model cannot see them. */
-export function describeContent(result: CallToolResult): string {
-  const parts = (result.content ?? []).map((block) => {
-    switch (block.type) {
-      case "text":
-        return block.text;
-      case "image":
-      case "audio":
-        return `[${block.type}: ${block.mimeType}, ${
-          Math.floor(block.data.length * 3 / 4)
-        } bytes, not shown]`;
-      case "resource_link":
-        return `[resource link: ${block.uri}]`;
-      case "resource":
-        return "text" in block.resource
-          ? block.resource.text
-          : `[resource: ${block.resource.uri}, ${block.resource.mimeType ?? "binary"}, not shown]`;
-      default:
-        return `[${(block as { type: string }).type} content, not shown]`;
-    }
-  });
-  if (parts.length === 0 && result.structuredContent !== undefined) {
-    return JSON.stringify(result.structuredContent);
-  }
-  return parts.length ? parts.join("\n") : "(no output)";
 }
 
 /** The argument shown in activity lines: the first required string parameter. */

@@ -6,7 +6,10 @@
  */
 import type { ToolArgs, ToolContext } from "../tools/types.ts";
 import { type CallToolResult, Client, ErrorCode, McpError, type McpTool } from "./_sdk.ts";
-import { describeContent } from "./mcp_tool.ts";
+import { ActiveCalls } from "./active_calls.ts";
+import { CallDeadline, NO_SDK_TIMEOUT_MS } from "./call_deadline.ts";
+import { describeResult, imageRoute } from "./call_result.ts";
+import { answerServerRequests, CLIENT_CAPABILITIES } from "./client_capabilities.ts";
 import { planTransport } from "./transport.ts";
 import { displayUrl } from "./http_transport.ts";
 import { loginCommand, McpLoginRequired, ServerStartError } from "./start_error.ts";
@@ -43,6 +46,8 @@ export class ServerConnection {
   #restarting: Promise<void> | null = null;
   #backoffMs = 0;
   #nextRestartAt = 0;
+  /** Calls running now: the server's own requests are answered through the latest one. */
+  readonly #calls = new ActiveCalls();
 
   constructor(
     readonly name: string,
@@ -85,13 +90,16 @@ export class ServerConnection {
   async call(tool: McpTool, args: ToolArgs, ctx: ToolContext): Promise<string> {
     if (this.state === "exited") await this.#restart();
     const timeoutSeconds = ctx.config.get("tool_timeout");
+    // replio's own deadline, not the SDK's: it stops while a person answers the server.
+    using deadline = new CallDeadline(timeoutSeconds * 1000);
+    using scope = this.#calls.begin(ctx, deadline);
     let result: CallToolResult;
     try {
       result = tool.execution?.taskSupport === "required"
-        ? await this.#callAsTask(tool.name, args, ctx, timeoutSeconds * 1000)
+        ? await this.#callAsTask(tool.name, args, ctx, deadline.signal)
         : await this.#client!.callTool({ name: tool.name, arguments: args }, undefined, {
-          signal: ctx.signal,
-          timeout: timeoutSeconds * 1000,
+          signal: AbortSignal.any([ctx.signal, deadline.signal]),
+          timeout: NO_SDK_TIMEOUT_MS,
           ...(ctx.progress ? { onprogress: reportProgress(ctx.progress) } : {}),
         }) as CallToolResult;
     } catch (error) {
@@ -121,7 +129,8 @@ export class ServerConnection {
         `MCP server "${this.name}" failed to run "${tool.name}": ${detail}: check the arguments`,
       );
     }
-    const text = describeContent(result);
+    // What replio refused the server on the call's behalf comes after what the server said.
+    const text = [describeResult(result, imageRoute(ctx)), ...scope.notes].join("\n");
     if (result.isError) throw new Error(text);
     return text;
   }
@@ -135,19 +144,16 @@ export class ServerConnection {
     tool: string,
     args: ToolArgs,
     ctx: ToolContext,
-    timeoutMs: number,
+    deadline: AbortSignal,
   ): Promise<CallToolResult> {
     const client = this.#client!;
-    const signal = AbortSignal.any([
-      ctx.signal,
-      AbortSignal.timeout(timeoutMs),
-    ]);
+    const signal = AbortSignal.any([ctx.signal, deadline]);
     let taskId: string | undefined;
     try {
       const stream = client.experimental.tasks.callToolStream(
         { name: tool, arguments: args },
         undefined,
-        { signal, timeout: timeoutMs, task: {} },
+        { signal, timeout: NO_SDK_TIMEOUT_MS, task: {} },
       );
       for await (const message of stream) {
         if (message.type === "taskCreated" || message.type === "taskStatus") {
@@ -177,7 +183,15 @@ export class ServerConnection {
     const { transport, isolation } = await planTransport(this.name, this.config, this.options);
     this.#transport = transport;
     this.isolation = isolation;
-    const client = new Client({ name: "replio", version: this.options.version });
+    const client = new Client({ name: "replio", version: this.options.version }, {
+      capabilities: CLIENT_CAPABILITIES,
+    });
+    answerServerRequests(client, {
+      server: this.name,
+      worktree: this.options.worktree,
+      headless: this.options.headless,
+      calls: this.#calls,
+    });
     const deadline = new AbortController();
     let timer: ReturnType<typeof setTimeout> | undefined;
     try {

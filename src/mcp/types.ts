@@ -6,6 +6,7 @@
  */
 import type { Config, ConfigValue } from "../config/mod.ts";
 import type { SandboxPlan } from "../plugins/api.ts";
+import type { HeadlessAnswer } from "../tools/mod.ts";
 import type { Transport } from "./_sdk.ts";
 
 /** One entry of config `mcp_servers`. */
@@ -23,6 +24,11 @@ export interface ConnectOptions {
   config: Config;
   /** Set when `sandbox.mcp` is on: servers start inside this OS sandbox (docs/sandbox.md). */
   sandbox?: SandboxPlan | undefined;
+  /**
+   * How this command answers ask-gated actions without a person (`--yes`, `--no`, `--park`);
+   * undefined in the REPL, where a server's sampling request is put to the person.
+   */
+  headless?: HeadlessAnswer | undefined;
 }
 
 /** Where a server is: `connecting` until it lists its tools, `exited` after it stopped. */
