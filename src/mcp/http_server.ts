@@ -94,6 +94,14 @@ class McpSessions implements McpHttpEndpoint {
   }
 
   async answer(request: Request): Promise<Response> {
+    const response = await this.#answer(request);
+    // The SDK sends `Connection: keep-alive` with its streams; whether the connection stays
+    // open is the listener's and the client's to say (a client asking to close is obeyed).
+    response.headers.delete("connection");
+    return response;
+  }
+
+  async #answer(request: Request): Promise<Response> {
     if (this.#isClosing) {
       return rpcError(
         503,
