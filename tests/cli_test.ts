@@ -62,10 +62,7 @@ Deno.test("replio exits 2 on an unknown option or command", async () => {
   assert.equal(option.stderr, "error: unknown option '--bogus'\n");
   const command = await wt.replio("toolz");
   assert.equal(command.code, 2);
-  assert.equal(
-    command.stderr,
-    "error: too many arguments. Expected 0 arguments but got 1: toolz.\n",
-  );
+  assert.equal(command.stderr, 'replio: unknown command "toolz" (did you mean tool or tools?)\n');
 });
 
 Deno.test("replio exits 2 for a --path that does not exist", async () => {

@@ -3,14 +3,16 @@
  * module on use and set `program.exitCode`.
  * @module
  */
-import { Command, InvalidArgumentError, Option } from "commander";
+import { Argument, Command, InvalidArgumentError, Option } from "commander";
 import { VERSION } from "../version.ts";
 import { UsageError } from "./errors.ts";
+import { rejectCommandTypo, subcommandNames, unknownCommandError } from "./command_typo.ts";
 import { positiveInt, RUN_OPTIONS } from "./run_options.ts";
 
 const EXAMPLES = `
 Examples:
   replio                                   open the REPL in the current directory
+  replio "explain src/main.ts"             open the REPL and send this first prompt
   replio run "explain src/main.ts"         one headless turn, answer on stdout
   echo "fix the tests" | replio run --yes  prompt from stdin, allow ask-gated tools
   replio tool file_read '{"path":"README.md"}'
@@ -19,6 +21,10 @@ Examples:
   replio config set tool_permission.bash allow
   replio trust                             load this folder's .replio/ settings from now on
   replio sessions list
+  source <(replio completions bash)        Tab completion (also zsh, fish)
+
+A first word near a command name is taken for a typo: replio sesions list says
+"did you mean sessions?". Quote a prompt of several words, or put -- before it.
 
 Exit codes: 0 ok, 1 the turn or tool failed, 2 usage or configuration error,
 3 denied or declined by policy (tool), 4 parked for approval (run --park), 130 cancelled.
@@ -77,13 +83,28 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     // Subcommands repeat --mode and --path; without this the root would take them.
     .enablePositionalOptions()
     .showSuggestionAfterError(true)
-    .hook("preAction", (root, action) => passRootOptions(root, action))
-    // The root runs the REPL, so commander would not add `help` itself: `replio help run` is
-    // `replio run --help`, as git and npm have it.
-    .helpCommand("help [command]", "show help for a command")
-    .action(async (options) => {
+    .argument("[prompt...]", "a first prompt for the REPL")
+    .hook("preAction", (root, action) => {
+      passRootOptions(root, action);
+      // Checked before the action, so a parse alone (the docs' test) catches `replio sesions`.
+      if (action === root) {
+        rejectCommandTypo(
+          root.processedArgs[0] ?? [],
+          subcommandNames(root),
+          // commander keeps the words it parsed in rawArgs, which its typings leave out.
+          (root as unknown as { rawArgs: string[] }).rawArgs.includes("--"),
+        );
+      }
+    })
+    .action(async (prompt: string[], options) => {
       const { runRepl } = await import("./repl.ts");
-      setExitCode(await runRepl({ ...options, mode: options.mode ?? options.permissionMode }));
+      setExitCode(
+        await runRepl({
+          ...options,
+          mode: options.mode ?? options.permissionMode,
+          ...(prompt.length ? { prompt: prompt.join(" ") } : {}),
+        }),
+      );
     });
 
   const run = program.command("run")
@@ -381,5 +402,61 @@ Examples:
       setExitCode(await gcSessions(options));
     });
 
+  program.command("completions")
+    .description("print a shell's Tab completion for replio (bash, zsh or fish)")
+    .addArgument(new Argument("<shell>", "the shell").choices(["bash", "zsh", "fish"]))
+    .addHelpText(
+      "after",
+      `
+Examples:
+  source <(replio completions bash)        this bash session (add it to ~/.bashrc)
+  replio completions zsh > "\${fpath[1]}/_replio"     zsh, from the next shell on
+  replio completions fish > ~/.config/fish/completions/replio.fish`,
+    )
+    .exitOverride()
+    .action(async (shell: string) => {
+      const { printCompletions } = await import("./completions.ts");
+      setExitCode(await printCompletions(shell, program));
+    });
+
+  // The root runs the REPL, so commander would not add `help` itself: `replio help run` is
+  // `replio run --help`, as git and npm have it. An unknown name is an error naming it.
+  program.command("help")
+    .description("show help for a command")
+    .argument("[command...]", "the command, e.g. sessions list")
+    .exitOverride()
+    .action((words: string[]) => {
+      findCommand(program, words).outputHelp();
+    });
+
+  // `replio sessions lst` names the word and the nearest subcommand, as the root does.
+  for (const group of allCommands(program)) {
+    if (!group.commands.length) continue;
+    group.on("command:*", (operands: string[]) => {
+      throw unknownCommandError(operands[0] ?? "", commandPath(group), subcommandNames(group));
+    });
+  }
+
   return program;
+}
+
+/** The command `words` name below `root` (`["sessions", "list"]`); throws for an unknown one. */
+function findCommand(root: Command, words: readonly string[]): Command {
+  let command = root;
+  for (const [i, word] of words.entries()) {
+    const next = command.commands.find((c) => c.name() === word || c.aliases().includes(word));
+    if (!next) throw unknownCommandError(word, words.slice(0, i), subcommandNames(command));
+    command = next;
+  }
+  return command;
+}
+
+/** Every command below `command`, depth first. */
+function allCommands(command: Command): Command[] {
+  return command.commands.flatMap((c) => [c, ...allCommands(c)]);
+}
+
+/** The names from the root down to `command`, the root's own left out. */
+function commandPath(command: Command): string[] {
+  return command.parent ? [...commandPath(command.parent), command.name()] : [];
 }

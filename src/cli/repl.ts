@@ -28,6 +28,8 @@ export interface ReplOptions {
   trust?: boolean;
   continue?: boolean;
   resume?: boolean;
+  /** `replio "explain a.ts"`: the first message, sent once the REPL is up. */
+  prompt?: string;
 }
 
 /** Runs the REPL; exit 0 when the person quits. */
@@ -68,6 +70,7 @@ export async function runRepl(options: ReplOptions): Promise<number> {
     modelGiven: options.model !== undefined,
     sessionId,
     pickSession: options.resume === true,
+    ...(options.prompt ? { firstPrompt: options.prompt } : {}),
     connect: (config, model) =>
       createProvider(config, {
         ...(model ? { model } : {}),

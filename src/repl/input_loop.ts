@@ -20,8 +20,20 @@ export interface LoopedRepl extends ReplContext {
   beforePrompt(): void;
 }
 
-/** Reads and runs input until Ctrl-D, a second Ctrl-C, /exit or the end of input. */
-export async function runInputLoop(repl: LoopedRepl, editor: LineEditor): Promise<void> {
+/**
+ * Reads and runs input until Ctrl-D, a second Ctrl-C, /exit or the end of input; `first` (the
+ * prompt given on the command line, `replio "explain a.ts"`) runs first, as if typed.
+ */
+export async function runInputLoop(
+  repl: LoopedRepl,
+  editor: LineEditor,
+  first?: string,
+): Promise<void> {
+  if (first?.trim()) {
+    repl.beforePrompt();
+    repl.print(repl.promptText() + first);
+    await runEntry(repl, first);
+  }
   let quitArmed = false;
   while (!repl.isExitRequested) {
     repl.beforePrompt();
@@ -37,14 +49,19 @@ export async function runInputLoop(repl: LoopedRepl, editor: LineEditor): Promis
     }
     quitArmed = false;
     if (!input.text.trim()) continue;
-    const slash = parseSlash(input.text);
-    try {
-      if (slash) await runCommand(repl, slash);
-      else await repl.sendMessage(input.text);
-    } catch (error) {
-      // A failed command or a bug in the engine must not end the REPL and lose the prompt.
-      repl.sink.settle();
-      repl.printError(describeError(error));
-    }
+    await runEntry(repl, input.text);
+  }
+}
+
+/** Runs one message or slash command. */
+async function runEntry(repl: LoopedRepl, text: string): Promise<void> {
+  const slash = parseSlash(text);
+  try {
+    if (slash) await runCommand(repl, slash);
+    else await repl.sendMessage(text);
+  } catch (error) {
+    // A failed command or a bug in the engine must not end the REPL and lose the prompt.
+    repl.sink.settle();
+    repl.printError(describeError(error));
   }
 }

@@ -140,7 +140,7 @@ class Repl implements ReplContext {
       printBanner(this, { version: this.#host.version, notices: this.#host.notices ?? [] });
       // From here warnings that arrive on their own go above the prompt, not over it.
       this.#host.lateNotices?.takeOver((message) => this.#output.notice(message));
-      await runInputLoop(this, editor);
+      await runInputLoop(this, editor, this.#host.firstPrompt);
     } finally {
       Deno.removeSignalListener("SIGTERM", onTerminate);
       await this.#history.written();

@@ -33,6 +33,8 @@ export interface ReplHost {
   sessionId: string | undefined;
   /** `--resume`: choose the session from a list first (a terminal only). */
   pickSession: boolean;
+  /** `replio "explain a.ts"`: sent as the first message, as if typed at the first prompt. */
+  firstPrompt?: string;
   /** Connects to the model (`model` overrides the config's); throws with how to configure. */
   connect(config: Config, model: string | undefined): Promise<Provider>;
   /** Builds the root agent exactly as `replio run` does. */
