@@ -2,14 +2,17 @@
  * The sessions of a worktree with what a list needs, without parsing whole files.
  * @module
  */
-import { readLines } from "./read_records.ts";
+import { readLineBatches } from "./read_records.ts";
 import type { SessionHeader } from "./records.ts";
 import { isSessionId, sessionFile, sessionsDir } from "./session_id.ts";
 
 /** The prompt preview is cut here: a list row, not the prompt. */
 const PREVIEW_MAX_CHARS = 100;
-/** Only these lines are parsed; the writer puts `type` first, so a prefix identifies them. */
-const TURN_START_PREFIX = '{"type":"turn_start"';
+/**
+ * Only these lines are decoded and parsed; the writer puts `type` first, so a prefix of bytes
+ * identifies them. Decoding every line cost a listing most of its time on a 100 MB session.
+ */
+const TURN_START_PREFIX = new TextEncoder().encode('{"type":"turn_start"');
 
 /** One row of a session list. */
 export interface SessionSummary {
@@ -56,14 +59,17 @@ async function summarize(worktree: string, id: string): Promise<SessionSummary> 
   let turns = 0;
   let firstPrompt = "";
   let lastPrompt = "";
-  for await (const { number, text } of readLines(path)) {
-    if (number === 1) header = parseHeader(text);
-    if (!text.startsWith(TURN_START_PREFIX)) continue;
-    const prompt = parsePrompt(text);
-    if (prompt === null) continue;
-    turns++;
-    lastPrompt = (prompt.trim().split("\n")[0] ?? "").slice(0, PREVIEW_MAX_CHARS);
-    if (turns === 1) firstPrompt = lastPrompt;
+  const decoder = new TextDecoder();
+  for await (const batch of readLineBatches(path)) {
+    for (const { number, bytes } of batch) {
+      if (number === 1) header = parseHeader(decoder.decode(bytes));
+      if (!startsWith(bytes, TURN_START_PREFIX)) continue;
+      const prompt = parsePrompt(decoder.decode(bytes));
+      if (prompt === null) continue;
+      turns++;
+      lastPrompt = (prompt.trim().split("\n")[0] ?? "").slice(0, PREVIEW_MAX_CHARS);
+      if (turns === 1) firstPrompt = lastPrompt;
+    }
   }
   return {
     id,
@@ -77,6 +83,12 @@ async function summarize(worktree: string, id: string): Promise<SessionSummary> 
     ...(header?.parent ? { parent: header.parent } : {}),
     ...(header?.agent_type ? { agentType: header.agent_type } : {}),
   };
+}
+
+function startsWith(bytes: Uint8Array, prefix: Uint8Array): boolean {
+  if (bytes.length < prefix.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (bytes[i] !== prefix[i]) return false;
+  return true;
 }
 
 function parseHeader(text: string): SessionHeader | null {

@@ -5,7 +5,7 @@
  */
 import type { ChatMessage } from "../providers/types.ts";
 import type { PermissionRecord } from "../tools/audit.ts";
-import { readRecords } from "./read_records.ts";
+import { type ReadItem, readRecordBatches } from "./read_records.ts";
 import type { SessionHeader, SessionRecord } from "./records.ts";
 import { sessionFile } from "./session_id.ts";
 import { SessionState } from "./session_state.ts";
@@ -43,7 +43,7 @@ export async function scanSession(
 ): Promise<ScanReport> {
   const report: ScanReport = { header: null, warnings: [], truncatedLine: false };
   let first = true;
-  for await (const item of readRecords(path)) {
+  const take = (item: ReadItem) => {
     if (item.kind === "skipped") {
       if (item.reason === "unparsable" && item.last) {
         report.truncatedLine = true;
@@ -54,7 +54,7 @@ export async function scanSession(
         report.warnings.push(`Skipped line ${item.line}: ${item.problem}`);
       }
       first = false;
-      continue;
+      return;
     }
     const { record } = item;
     if (record.type === "session" && report.header === null) {
@@ -64,6 +64,9 @@ export async function scanSession(
     }
     onRecord(record);
     first = false;
+  };
+  for await (const batch of readRecordBatches(path)) {
+    for (const item of batch) take(item);
   }
   return report;
 }

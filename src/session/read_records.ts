@@ -46,17 +46,31 @@ const REQUIRED_FIELDS: Record<RecordType, Record<string, FieldKind>> = {
 
 /** Reads the records of one file in order; memory stays bounded by the longest line. */
 export async function* readRecords(path: string): AsyncGenerator<ReadItem> {
+  for await (const batch of readRecordBatches(path)) yield* batch;
+}
+
+/**
+ * The records of one file, a read's worth at a time: a 100 MB session is a few hundred awaits
+ * instead of one per line for every reader in the chain (resume's hot path).
+ */
+export async function* readRecordBatches(path: string): AsyncGenerator<ReadItem[]> {
   // A skipped line is held back one step: only the next line tells whether it was the last.
   let held: Extract<ReadItem, { kind: "skipped" }> | null = null;
-  for await (const { number, text } of readLines(path)) {
-    if (text.trim() === "") continue;
-    if (held) yield held;
-    held = null;
-    const item = parseLine(text, number);
-    if (item.kind === "record") yield item;
-    else held = item;
+  const decoder = new TextDecoder();
+  for await (const lines of readLineBatches(path)) {
+    const items: ReadItem[] = [];
+    for (const { number, bytes } of lines) {
+      const text = decoder.decode(bytes);
+      if (text.trim() === "") continue;
+      if (held) items.push(held);
+      held = null;
+      const item = parseLine(text, number);
+      if (item.kind === "record") items.push(item);
+      else held = item;
+    }
+    if (items.length > 0) yield items;
   }
-  if (held) yield { ...held, last: true };
+  if (held) yield [{ ...held, last: true }];
 }
 
 function parseLine(text: string, line: number): ReadItem {
@@ -129,29 +143,51 @@ interface Line {
   text: string;
 }
 
-/** Bytes read per call; lines longer than this are assembled from several reads. */
-const READ_BYTES = 64 * 1024;
-const NEWLINE = 0x0a;
+/** One line's bytes (without its newline) and its 1-based number. */
+export interface LineBytes {
+  number: number;
+  /** A view into the reader's buffer: valid until the next batch is asked for. */
+  bytes: Uint8Array;
+}
 
 /**
- * Splits a file into lines as it streams in, never holding more than one line. Lines are cut
- * in bytes and each is decoded once: building them from decoded chunks made the peak memory of
- * a resume several MB higher (bench/session_bench.ts).
+ * Bytes read per call, and so the lines handed on at once. At 64 KB the reads and the awaits
+ * per line took a third of the time a 100 MB session needs to resume; at 1 MB the records of a
+ * batch, parsed together, raised its peak memory by 40 MB (bench/scale_session_file.ts).
  */
+const READ_BYTES = 256 * 1024;
+const NEWLINE = 0x0a;
+
+/** Splits a file into lines as it streams in, each decoded once; memory stays one line. */
 export async function* readLines(path: string): AsyncGenerator<Line> {
+  const decoder = new TextDecoder();
+  for await (const batch of readLineBatches(path)) {
+    for (const { number, bytes } of batch) yield { number, text: decoder.decode(bytes) };
+  }
+}
+
+/**
+ * Splits a file into lines as it streams in, a read's worth at a time, without decoding them:
+ * a reader that wants a few lines (a listing wants the header and the turn starts) decodes only
+ * those. Lines are cut in bytes: building them from decoded chunks made the peak memory of a
+ * resume several MB higher (bench/session_bench.ts).
+ */
+export async function* readLineBatches(path: string): AsyncGenerator<LineBytes[]> {
   using file = await Deno.open(path, { read: true });
   // A folder opens like a file, and its first read fails with no path in the message.
   if ((await file.stat()).isDirectory) {
     throw new Deno.errors.IsADirectory(`Cannot read a session: ${describeWrongKind(path)}`);
   }
   const buffer = new Uint8Array(READ_BYTES);
-  const decoder = new TextDecoder();
   let pending: Uint8Array[] = [];
   let number = 0;
-  for (let read = await file.read(buffer); read !== null; read = await file.read(buffer)) {
+  // Synchronous reads: one of these blocks for tens of microseconds, while an async read of the
+  // same size took two to five times longer in all (a thread hop and a copy per read).
+  for (let read = file.readSync(buffer); read !== null; read = file.readSync(buffer)) {
+    const batch: LineBytes[] = [];
     let start = 0;
     for (
-      let end = buffer.indexOf(NEWLINE);
+      let end = buffer.indexOf(NEWLINE, start);
       end !== -1 && end < read;
       end = buffer.indexOf(NEWLINE, start)
     ) {
@@ -159,13 +195,14 @@ export async function* readLines(path: string): AsyncGenerator<Line> {
         ? buffer.subarray(start, end)
         : join([...pending, buffer.subarray(start, end)]);
       pending = [];
-      yield { number: ++number, text: decoder.decode(bytes) };
+      batch.push({ number: ++number, bytes });
       start = end + 1;
     }
+    if (batch.length > 0) yield batch;
     // The buffer is reused by the next read: keep a copy of the unfinished line.
     if (start < read) pending.push(buffer.slice(start, read));
   }
-  if (pending.length > 0) yield { number: ++number, text: decoder.decode(join(pending)) };
+  if (pending.length > 0) yield [{ number: ++number, bytes: join(pending) }];
 }
 
 function join(parts: Uint8Array[]): Uint8Array {
