@@ -16,6 +16,7 @@ import {
   sdkClient,
   untilListed,
 } from "./support/mcp_interop.ts";
+import { processesMatching } from "./support/process_state.ts";
 
 Deno.test("server-everything, configured as docs/mcp.md shows: a result that reads Error: but is no error succeeds", async () => {
   await cached();
@@ -137,6 +138,23 @@ Deno.test("a hanging MCP server delays no command: replio tools shows it connect
   const read = await wt.replio("tool", "file_read", '{"path":".replio/config.yaml"}');
   assert.equal(read.code, 0);
   assert.doesNotMatch(read.stderr, /"stuck"/);
+});
+
+Deno.test("an MCP server that does not answer within mcp_connect_timeout is reported as failed", async () => {
+  // A server that never answers: the timeout ends its start, however busy the machine.
+  const sleep = `300.${Math.floor(Math.random() * 1e9)}`;
+  await using wt = await mcpWorktree({
+    mcp_servers: { stuck: { command: "sleep", args: [sleep] } },
+    mcp_connect_timeout: 1,
+  });
+  const called = await wt.replio("tool", "mcp__stuck__echo", "{}", "--yes");
+  assert.equal(called.code, 1);
+  assert.equal(
+    called.stderr,
+    'replio: Cannot start MCP server "stuck" (continuing without its tools): no answer within 1 s: ' +
+      `check that "sleep ${sleep}" runs an MCP server on stdio, or remove mcp_servers.stuck\n`,
+  );
+  assert.equal(await processesMatching(`sleep ${sleep}`), 0, "the server was stopped");
 });
 
 Deno.test("replio mcp answers initialize at once and announces a slow server's tools with list_changed", async () => {

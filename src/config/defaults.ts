@@ -438,6 +438,11 @@ export const CONFIG_KEYS = {
     1,
     "Seconds a command waits for MCP servers to start; slower ones add their tools when ready",
   ),
+  mcp_connect_timeout: key(
+    Type.Number({ exclusiveMinimum: 0 }),
+    10,
+    "Seconds an MCP server may take to start, answer initialize and list its tools before it counts as failed",
+  ),
   mcp_restart_backoff: key(
     Type.Number({ exclusiveMinimum: 0 }),
     1,

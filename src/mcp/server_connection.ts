@@ -21,9 +21,6 @@ import type {
   ServerTransport,
 } from "./types.ts";
 
-/** How long a server may take to start, answer `initialize` and list its tools. */
-const CONNECT_TIMEOUT_MS = 10_000;
-
 /** Restarts are never further apart than this, unless `mcp_restart_backoff` starts higher. */
 const MAX_BACKOFF_MS = 60_000;
 
@@ -79,7 +76,9 @@ export class ServerConnection {
       return true;
     } catch (error) {
       this.state = "failed";
-      this.#detail = startFailure(this.name, this.config, error, this.#lastDiagnostic());
+      const seconds = this.options.config.get("mcp_connect_timeout");
+      const failure = isTimeout(error) ? new Error(`no answer within ${seconds} s`) : error;
+      this.#detail = startFailure(this.name, this.config, failure, this.#lastDiagnostic());
       this.options.warn(this.#detail);
       return false;
     } finally {
@@ -178,7 +177,7 @@ export class ServerConnection {
     }
   }
 
-  /** Starts the server, connects and lists its tools, within {@link CONNECT_TIMEOUT_MS}. */
+  /** Starts the server, connects and lists its tools, within `mcp_connect_timeout`. */
   async #open(): Promise<McpTool[]> {
     const { transport, isolation } = await planTransport(this.name, this.config, this.options);
     this.#transport = transport;
@@ -197,8 +196,9 @@ export class ServerConnection {
     try {
       timer = setTimeout(() => {
         deadline.abort(new DOMException("no answer in time", "TimeoutError"));
-      }, CONNECT_TIMEOUT_MS);
-      await client.connect(transport, { signal: deadline.signal });
+      }, this.options.config.get("mcp_connect_timeout") * 1000);
+      // Only mcp_connect_timeout ends the start, not the SDK's own (60 s) request timeout.
+      await client.connect(transport, { signal: deadline.signal, timeout: NO_SDK_TIMEOUT_MS });
       client.onclose = () => {
         if (this.#client !== client) return;
         this.#exit = transport.describeExit();
@@ -210,6 +210,7 @@ export class ServerConnection {
       do {
         const page = await client.listTools(cursor === undefined ? {} : { cursor }, {
           signal: deadline.signal,
+          timeout: NO_SDK_TIMEOUT_MS,
         });
         tools.push(...page.tools);
         cursor = page.nextCursor;
@@ -297,11 +298,7 @@ function startFailure(
   if (error instanceof Deno.errors.NotCapable) {
     return `${prefix}: ${error.message.split("\n")[0]}: restart replio with that permission`;
   }
-  const detail = isTimeout(error)
-    ? `no answer within ${CONNECT_TIMEOUT_MS / 1000} s`
-    : error instanceof Error
-    ? error.message
-    : String(error);
+  const detail = error instanceof Error ? error.message : String(error);
   const check = config.url === undefined
     ? `check that "${commandLine}" runs an MCP server on stdio`
     : `check that ${displayUrl(new URL(config.url))} is an MCP server's URL`;
