@@ -95,10 +95,12 @@ function fieldKind(schema: FieldSchema): string {
   ];
 }
 
+/** The first question's answer: Enter fills in; a choice by its number, or its first letters. */
 function firstAnswer(answer: string): string | undefined {
+  const choices = [FILL, DECLINE, CANCEL];
   const lower = answer.trim().toLowerCase();
   if (lower === "") return FILL;
-  return [FILL, DECLINE, CANCEL].find((option) => option.startsWith(lower));
+  return choices[Number(lower) - 1] ?? choices.find((option) => option.startsWith(lower));
 }
 
 /**

@@ -106,17 +106,22 @@ async function permissionRefusal(
   return /^\s*y(es)?\s*$/i.test(answer) ? null : "the user declined it";
 }
 
-/** The request as the person sees it before allowing it: system prompt, last message, limit. */
+/**
+ * The request as the person sees it before allowing it, on one line (the prompt wraps it):
+ * system prompt, last message, size.
+ */
 function preview(params: CreateMessageRequest["params"]): string {
-  const clip = (text: string) =>
-    text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS)}…` : text;
+  const clip = (text: string) => {
+    const flat = text.replace(/\s+/g, " ").trim();
+    return flat.length > PREVIEW_CHARS ? `${flat.slice(0, PREVIEW_CHARS)}…` : flat;
+  };
   const last = params.messages.at(-1);
   return [
     params.systemPrompt ? `System prompt: ${clip(params.systemPrompt)}` : "",
     last ? `${last.role === "user" ? "Prompt" : "Last message"}: ${clip(messageText(last))}` : "",
     `${params.messages.length} message${params.messages.length === 1 ? "" : "s"}, ` +
     `up to ${params.maxTokens} tokens asked`,
-  ].filter(Boolean).join("\n");
+  ].filter(Boolean).join("; ");
 }
 
 /** The request as chat messages: the system prompt, then each message's text. */
