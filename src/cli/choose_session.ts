@@ -5,11 +5,11 @@
  */
 import {
   closestSessions,
-  listSessions,
+  listSessionHeads,
   readLastUsed,
   sessionExists,
+  type SessionHead,
   sessionsDir,
-  type SessionSummary,
 } from "../session/mod.ts";
 import { UsageError } from "./errors.ts";
 
@@ -56,8 +56,9 @@ export async function chooseSession(
  * The top-level session of `worktree` last used: the one the REPL last ended in, unless another
  * was written after that (the newest then), if any.
  */
-export async function latestSession(worktree: string): Promise<SessionSummary | undefined> {
-  const sessions = (await listSessions(worktree)).filter((s) => !s.parent);
+export async function latestSession(worktree: string): Promise<SessionHead | undefined> {
+  // Headers only: counting turns would read every session whole (issue 26).
+  const sessions = (await listSessionHeads(worktree)).filter((s) => !s.parent);
   const newest = sessions[0];
   const last = await readLastUsed(worktree);
   const recorded = last && sessions.find((s) => s.id === last.id);

@@ -36,6 +36,43 @@ export interface SessionSummary {
 /** Every session of `worktree`, most recently updated first; [] when there are none. */
 export async function listSessions(worktree: string): Promise<SessionSummary[]> {
   const summaries: SessionSummary[] = [];
+  for (const id of await sessionIds(worktree)) summaries.push(await summarize(worktree, id));
+  return summaries.sort(byUpdate);
+}
+
+/** What choosing the session to continue needs of one session: read from its first line only. */
+export interface SessionHead {
+  id: string;
+  /** ISO time of the last write. */
+  updated: string;
+  parent?: string;
+}
+
+/**
+ * Every session of `worktree` as {@link listSessions} orders them, reading only each file's
+ * header: `--continue` needs no turn counts, and counting them reads every session whole.
+ */
+export async function listSessionHeads(worktree: string): Promise<SessionHead[]> {
+  const heads: SessionHead[] = [];
+  for (const id of await sessionIds(worktree)) {
+    const path = sessionFile(worktree, id);
+    const stat = await Deno.stat(path);
+    const header = await readHeader(path);
+    heads.push({
+      id,
+      updated: (stat.mtime ?? new Date(0)).toISOString(),
+      ...(header?.parent ? { parent: header.parent } : {}),
+    });
+  }
+  return heads.sort(byUpdate);
+}
+
+function byUpdate(a: { id: string; updated: string }, b: { id: string; updated: string }) {
+  return b.updated.localeCompare(a.updated) || a.id.localeCompare(b.id);
+}
+
+/** The ids of the session files of `worktree`; [] when it has no sessions folder. */
+async function sessionIds(worktree: string): Promise<string[]> {
   let entries: Deno.DirEntry[];
   try {
     entries = await Array.fromAsync(Deno.readDir(sessionsDir(worktree)));
@@ -43,12 +80,18 @@ export async function listSessions(worktree: string): Promise<SessionSummary[]> 
     if (error instanceof Deno.errors.NotFound) return [];
     throw error;
   }
-  for (const entry of entries) {
+  return entries.flatMap((entry) => {
     const id = entry.name.endsWith(".jsonl") ? entry.name.slice(0, -".jsonl".length) : "";
-    if (!entry.isFile || !isSessionId(id)) continue;
-    summaries.push(await summarize(worktree, id));
+    return entry.isFile && isSessionId(id) ? [id] : [];
+  });
+}
+
+/** The header on line 1, or null when that line is none. */
+async function readHeader(path: string): Promise<SessionHeader | null> {
+  for await (const [line] of readLineBatches(path)) {
+    return line ? parseHeader(new TextDecoder().decode(line.bytes)) : null;
   }
-  return summaries.sort((a, b) => b.updated.localeCompare(a.updated) || a.id.localeCompare(b.id));
+  return null;
 }
 
 async function summarize(worktree: string, id: string): Promise<SessionSummary> {

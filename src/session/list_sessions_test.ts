@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { Config } from "../config/mod.ts";
 import { tempWorktree } from "../../tests/support/worktree.ts";
-import { listSessions, openSession } from "./mod.ts";
+import { listSessionHeads, listSessions, openSession } from "./mod.ts";
 
 Deno.test("listSessions returns [] when the worktree has no sessions", async () => {
   await using wt = await tempWorktree();
@@ -61,4 +61,36 @@ Deno.test("listSessions shows a sub-agent session with its parent and type", asy
   assert.equal(row?.parent, "ses_a");
   assert.equal(row?.agentType, "review");
   assert.equal(row?.lastPrompt, "check the diff");
+});
+
+Deno.test("listSessionHeads orders sessions as listSessions does, from their headers alone", async () => {
+  await using wt = await tempWorktree();
+  assert.deepEqual(await listSessionHeads(wt.path), []);
+  const config = Config.defaults();
+  const top = await openSession(wt.path, { config, id: "top" });
+  top.beginTurn("a question");
+  top.close();
+  const sub = await openSession(wt.path, { config, parent: "top", agentType: "review" });
+  sub.beginTurn("check the diff");
+  sub.close();
+  const headless = await openSession(wt.path, { config, id: "headless" });
+  headless.beginTurn("its header line was cut by a crash");
+  headless.close();
+  const text = await Deno.readTextFile(headless.path);
+  await Deno.writeTextFile(headless.path, '{"type":"sess' + text.slice(text.indexOf("\n")));
+  const times = { top: "10:00", [sub.id]: "11:00", headless: "12:00" };
+  for (const [id, time] of Object.entries(times)) {
+    const at = new Date(`2026-11-30T${time}:00Z`);
+    await Deno.utime(`${wt.path}/.replio/sessions/${id}.jsonl`, at, at);
+  }
+
+  assert.deepEqual(await listSessionHeads(wt.path), [
+    { id: "headless", updated: "2026-11-30T12:00:00.000Z" },
+    { id: sub.id, updated: "2026-11-30T11:00:00.000Z", parent: "top" },
+    { id: "top", updated: "2026-11-30T10:00:00.000Z" },
+  ]);
+  assert.deepEqual(
+    (await listSessions(wt.path)).map((s) => s.id),
+    (await listSessionHeads(wt.path)).map((s) => s.id),
+  );
 });

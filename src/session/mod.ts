@@ -15,7 +15,12 @@
  */
 export { type ChangedFile, Checkpoints, type RestoredFile } from "./checkpoints.ts";
 export { type LoadedSession, loadSession, type ScanReport } from "./load_session.ts";
-export { listSessions, type SessionSummary } from "./list_sessions.ts";
+export {
+  listSessionHeads,
+  listSessions,
+  type SessionHead,
+  type SessionSummary,
+} from "./list_sessions.ts";
 export { type LastUsed, readLastUsed, recordLastUsed } from "./last_used.ts";
 export { closestSessions } from "./closest_sessions.ts";
 export { INTERRUPTED_RESULT, type PairedHistory, pairToolResults } from "./pair_tool_results.ts";
