@@ -8,6 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { runtimeGraph } from "./support/runtime_graph.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const CONFIG = join(ROOT, "deno.json");
@@ -62,35 +63,10 @@ function isEmbedded(embedded: Embedded, path: string): boolean {
   return embedded.files.has(path) || embedded.wholeDirs.some((dir) => path.startsWith(`${dir}/`));
 }
 
-/**
- * The local files that `entry` loads at run time (modules and text imports), relative to ROOT:
- * its module graph followed along code imports only, since `import type` loads nothing.
- */
+/** The local files (modules and text imports) that `entry` loads, relative to ROOT. */
 async function runtimeModules(entry: string): Promise<string[]> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["info", "--json", "--config", CONFIG, entry],
-    cwd: ROOT,
-    env: { DENO_NO_UPDATE_CHECK: "1" },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  assert.ok(out.success, new TextDecoder().decode(out.stderr));
-  const info: {
-    roots: string[];
-    modules: { specifier: string; dependencies?: { code?: { specifier: string } }[] }[];
-  } = JSON.parse(new TextDecoder().decode(out.stdout));
-  const bySpecifier = new Map(info.modules.map((module) => [module.specifier, module]));
-  const reached = new Set<string>();
-  const pending = [...info.roots];
-  for (let specifier = pending.pop(); specifier !== undefined; specifier = pending.pop()) {
-    if (reached.has(specifier)) continue;
-    reached.add(specifier);
-    for (const dependency of bySpecifier.get(specifier)?.dependencies ?? []) {
-      if (dependency.code) pending.push(dependency.code.specifier);
-    }
-  }
   const prefix = `file://${ROOT}`;
-  return [...reached].flatMap((specifier) =>
+  return (await runtimeGraph(ROOT, entry)).flatMap((specifier) =>
     specifier.startsWith(prefix) ? [specifier.slice(prefix.length)] : []
   );
 }
