@@ -8,6 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { isEmbedded, NPM_ROOT, readEmbeddedTree } from "../scripts/embedded_tree.ts";
 import { runtimeGraph } from "./support/runtime_graph.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
@@ -22,47 +23,6 @@ const TEST_ONLY_PACKAGES = [
 ];
 /** Issue #26's target for the embedded files. */
 const MAX_EMBEDDED_MB = 25;
-/** Where deno compile puts the npm packages inside the binary's file system. */
-const NPM_ROOT = ".deno_compile_node_modules/localhost";
-
-/** The embedded files deno compile listed: single files, and folders embedded whole (`dir/*`). */
-interface Embedded {
-  files: Set<string>;
-  wholeDirs: string[];
-  totalMb: number;
-}
-
-/**
- * Reads deno compile's "Embedded Files" tree. Each level indents by two columns ("│ " or two
- * spaces) before "├──"/"└──" (a file or a collapsed folder) or "├─┬"/"└─┬" (an open folder).
- */
-function readEmbedded(output: string): Embedded {
-  const lines = output.split("\n");
-  const start = lines.findIndex((line) => line.trim() === "Embedded Files");
-  assert.ok(start >= 0, `deno compile printed no "Embedded Files" tree:\n${output}`);
-  const files = new Set<string>();
-  const wholeDirs: string[] = [];
-  const open: string[] = [];
-  for (const line of lines.slice(start + 2)) {
-    const entry = /^((?:│ | {2})*)[├└]─([─┬]) (.+?) \([^()]*\)$/.exec(line);
-    if (!entry) continue;
-    const depth = entry[1]!.length / 2;
-    const path = [...open.slice(0, depth), entry[3]!].join("/");
-    open.length = depth;
-    if (entry[2] === "┬") open.push(entry[3]!);
-    else if (path.endsWith("/*")) wholeDirs.push(path.slice(0, -2));
-    else files.add(path);
-  }
-  const total = /^Files: ([\d.]+)(KB|MB|GB)$/m.exec(output);
-  assert.ok(total, `deno compile printed no "Files:" total:\n${output}`);
-  const scale = { KB: 1 / 1024, MB: 1, GB: 1024 }[total[2] as "KB" | "MB" | "GB"];
-  return { files, wholeDirs, totalMb: Number(total[1]) * scale };
-}
-
-function isEmbedded(embedded: Embedded, path: string): boolean {
-  return embedded.files.has(path) || embedded.wholeDirs.some((dir) => path.startsWith(`${dir}/`));
-}
-
 /** The local files (modules and text imports) that `entry` loads, relative to ROOT. */
 async function runtimeModules(entry: string): Promise<string[]> {
   const prefix = `file://${ROOT}`;
@@ -87,7 +47,7 @@ Deno.test("deno task compile embeds every bundled plugin and the grep worker, no
     }).output();
     const output = new TextDecoder().decode(out.stderr) + new TextDecoder().decode(out.stdout);
     assert.equal(out.code, 0, output);
-    const embedded = readEmbedded(output);
+    const embedded = readEmbeddedTree(output);
 
     const plugins = [...Deno.readDirSync(join(ROOT, "plugins"))]
       .filter((entry) => entry.isDirectory).map((entry) => `plugins/${entry.name}/mod.ts`);
@@ -100,7 +60,7 @@ Deno.test("deno task compile embeds every bundled plugin and the grep worker, no
 
     // Each is pinned in deno.json and deno.lock, so its absence is compile's filter at work.
     const lock = await Deno.readTextFile(join(ROOT, "deno.lock"));
-    const npmEmbedded = [...embedded.wholeDirs, ...embedded.files]
+    const npmEmbedded = embedded.entries.map((entry) => entry.path)
       .filter((path) => path.startsWith(`${NPM_ROOT}/`));
     for (const name of TEST_ONLY_PACKAGES) {
       assert.match(lock, new RegExp(`"npm:${name}@`), `${name} is no longer pinned`);
