@@ -61,29 +61,29 @@ Deno.test("repl keeps a streaming answer intact when the terminal is resized", a
 });
 
 /**
- * An MCP server configured to fail at start-up when the test says so: it waits on a FIFO, then
- * exits. `release` lets it fail and resolves once it has exited.
+ * An MCP server configured to fail at start-up when the test says so: it waits for a gate file,
+ * then exits. `release` lets it fail and resolves once it has exited. replio's connect timeout
+ * is set longer than any test: at the default 10 s, a busy machine could reach it first, and the
+ * failure would come before the test is ready for it.
  */
 async function lateFailingServer(
   wt: { path: string; write(path: string, text: string): Promise<void> },
 ) {
-  const gate = join(wt.path, "gate.fifo");
-  await new Deno.Command("mkfifo", { args: [gate] }).output();
+  const gate = join(wt.path, `gate-${crypto.randomUUID()}`);
   await wt.write(
     ".test-xdg/replio/config.yaml",
     [
       "mcp_startup_wait: 0",
+      "mcp_connect_timeout: 600",
       "mcp_servers:",
-      `  late: {command: sh, args: [-c, "read line < ${gate}; exit 3"]}`,
+      // The interval only sets how soon the server sees the gate, not whether.
+      `  late: {command: sh, args: [-c, "until [ -e ${gate} ]; do sleep 0.05; done; exit 3"]}`,
       "",
     ].join("\n"),
   );
   return {
     async release() {
-      // Opening the FIFO waits for the server to open it: the failure comes only now.
-      const writer = await Deno.open(gate, { write: true });
-      await writer.write(new TextEncoder().encode("go\n"));
-      writer.close();
+      await Deno.writeTextFile(gate, "");
       await waitUntil(async () => (await processesMatching(gate)) === 0, "the MCP server to exit");
     },
   };

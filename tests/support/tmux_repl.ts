@@ -14,13 +14,17 @@ import {
   startMockModel,
 } from "./mock_model.ts";
 import { tempWorktree } from "./worktree.ts";
+import { HANG_MS } from "./deadline.ts";
 
 /** The entry point under test. */
 export const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 const WIDTH = 100;
 const HEIGHT = 40;
-/** How long a wait polls before it fails with the screen. */
-export const DEADLINE_MS = 30_000;
+/**
+ * How long a wait polls before it fails with the screen: the hang deadline, as a REPL that
+ * starts, answers or redraws takes longer on a busy machine but never this long.
+ */
+export const DEADLINE_MS = HANG_MS;
 /** How often a wait looks at the screen. */
 export const POLL_MS = 50;
 
@@ -120,7 +124,9 @@ export class TmuxRepl implements AsyncDisposable {
         : expected.test(screen);
       if (found) return screen;
       if (Date.now() > deadline) {
-        throw new Error(`Timed out waiting for ${what}; the screen was:\n${screen}`);
+        throw new Error(
+          `Timed out after ${DEADLINE_MS / 1000} s waiting for ${what}; the screen was:\n${screen}`,
+        );
       }
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     }
@@ -136,7 +142,10 @@ export class TmuxRepl implements AsyncDisposable {
     const deadline = Date.now() + DEADLINE_MS;
     while ((await this.tmux("display-message", "-p", "-t", "0", "#{pane_dead}")).trim() !== "1") {
       if (Date.now() > deadline) {
-        throw new Error(`Timed out waiting for replio to exit:\n${await this.screen()}`);
+        const screen = await this.screen();
+        throw new Error(
+          `Timed out after ${DEADLINE_MS / 1000} s waiting for replio to exit:\n${screen}`,
+        );
       }
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     }
@@ -212,12 +221,13 @@ export function lastUserContent(mock: MockModel, request: number): unknown {
   return mock.requests[request]!.messages.findLast((m) => m.role === "user")?.content;
 }
 
-/** How many processes have `text` in their command line. */
 /** Polls `condition` until it holds, with the test deadline. */
 export async function waitUntil(condition: () => Promise<boolean>, what: string): Promise<void> {
   const deadline = Date.now() + DEADLINE_MS;
   while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+    if (Date.now() > deadline) {
+      throw new Error(`Timed out after ${DEADLINE_MS / 1000} s waiting for ${what}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
 }
