@@ -16,17 +16,30 @@ export interface ProcessCost {
   code: number;
 }
 
-/** How `deno task start` runs replio: the flags a person's replio runs with. */
-export const REPLIO = [
-  Deno.execPath(),
-  "run",
-  "--quiet",
-  "--no-prompt",
-  "-A",
-  "--unstable-lazy-dynamic-imports",
-  "--v8-flags=--expose-gc",
-  new URL("../main.ts", import.meta.url).pathname,
-];
+/** This checkout's replio. */
+export const MAIN = new URL("../main.ts", import.meta.url).pathname;
+
+/** How `deno task start` runs replio (`main`: another checkout's, to compare before and after). */
+function replio(main = MAIN): string[] {
+  return [
+    Deno.execPath(),
+    "run",
+    "--quiet",
+    "--no-prompt",
+    "-A",
+    "--unstable-lazy-dynamic-imports",
+    "--v8-flags=--expose-gc",
+    main,
+  ];
+}
+
+/** Where and how a measured command runs. */
+export interface RunOptions {
+  cwd: string;
+  env: Record<string, string>;
+  /** The main.ts to run; default this checkout's. */
+  main?: string | undefined;
+}
 
 /** A deadline only a hang reaches: every wait in these benches names what it waited for. */
 const DEADLINE_MS = 120_000;
@@ -84,16 +97,16 @@ async function readCost(path: string, wallMs: number, code: number): Promise<Pro
   return { wallMs, peakRssMb: rssKb / 1024, cpuMs: (user + system) * 1000, code };
 }
 
-/** Runs `args` (after {@link REPLIO}) in `cwd` to its end; stdout is returned, stderr kept. */
+/** Runs `replio ARGS` in `cwd` to its end; stdout and stderr are returned. */
 export async function runReplio(
   args: string[],
-  options: { cwd: string; env: Record<string, string>; onSpawn?: () => void },
+  options: RunOptions & { onSpawn?: () => void },
 ): Promise<ProcessCost & { stdout: string; stderr: string }> {
   const timeFile = await Deno.makeTempFile({ prefix: "replio_scale_time_" });
   try {
     const started = performance.now();
     const child = new Deno.Command(GNU_TIME, {
-      args: ["-o", timeFile, "-f", TIME_FORMAT, ...REPLIO, ...args],
+      args: ["-o", timeFile, "-f", TIME_FORMAT, ...replio(options.main), ...args],
       cwd: options.cwd,
       env: options.env,
       clearEnv: true,
@@ -134,12 +147,9 @@ export class PtyReplio implements AsyncDisposable {
   }
 
   /** Starts `replio ARGS` under `script` (from util-linux), GNU time around replio alone. */
-  static async start(
-    args: string[],
-    options: { cwd: string; env: Record<string, string> },
-  ): Promise<PtyReplio> {
+  static async start(args: string[], options: RunOptions): Promise<PtyReplio> {
     const timeFile = await Deno.makeTempFile({ prefix: "replio_scale_time_" });
-    const command = [GNU_TIME, "-o", timeFile, "-f", TIME_FORMAT, ...REPLIO, ...args];
+    const command = [GNU_TIME, "-o", timeFile, "-f", TIME_FORMAT, ...replio(options.main), ...args];
     const child = new Deno.Command("script", {
       // -e: the program's exit code; -f: flush output as it comes; the log goes nowhere.
       args: ["-qfec", "exec " + command.map(shellQuote).join(" "), "/dev/null"],

@@ -18,7 +18,7 @@
  * Writes bench/results/scale_session_file.md and the charts docs/charts/scale_session_file_*.svg.
  * @module
  */
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { startMockModel } from "../tests/support/mock_model.ts";
 import {
   benchEnv,
@@ -26,6 +26,7 @@ import {
   type ProcessCost,
   PtyReplio,
   requireGnuTime,
+  type RunOptions,
   runReplio,
   withDeadline,
 } from "./scale_process.ts";
@@ -45,6 +46,8 @@ const PICKER = /Resume a session/;
 interface Options {
   runs: number;
   sizesMb: number[];
+  /** Another checkout's main.ts (`--checkout DIR`), to measure the code before a change. */
+  main?: string;
 }
 
 function parseOptions(args: string[]): Options {
@@ -52,12 +55,13 @@ function parseOptions(args: string[]): Options {
   for (let i = 0; i < args.length; i++) {
     const value = args[i + 1];
     if (args[i] === "--runs" && Number(value) >= 1) options.runs = Number(value);
+    else if (args[i] === "--checkout" && value) options.main = join(value, "main.ts");
     else if (args[i] === "--sizes" && value && value.split(" ").every((s) => Number(s) > 0)) {
       options.sizesMb = value.split(" ").map(Number);
     } else {
       throw new TypeError(
         `Cannot run the session-file bench: "${args[i]}" is not an option here: use ` +
-          `--runs N and --sizes "1 10 100"`,
+          `--runs N, --sizes "1 10 100" and --checkout DIR`,
       );
     }
     i++;
@@ -85,15 +89,15 @@ function noFigures() {
   return { list: [], firstRequestMs: [], run: [], pickerMs: [], openMs: [], repl: [] };
 }
 
-async function measureList(point: Point, env: Record<string, string>): Promise<void> {
-  const cost = await runReplio(["sessions", "list"], { cwd: point.worktree, env });
+async function measureList(point: Point, how: How): Promise<void> {
+  const cost = await runReplio(["sessions", "list"], { ...how, cwd: point.worktree });
   if (cost.code !== 0) throw new Error(`sessions list failed: ${cost.stderr}`);
   point.list.push(cost);
 }
 
 async function measureContinue(
   point: Point,
-  env: Record<string, string>,
+  how: How,
   mock: ReturnType<typeof startMockModel>,
 ): Promise<void> {
   const index = mock.exchanges.length;
@@ -110,8 +114,8 @@ async function measureContinue(
     "next step, please",
   ];
   const cost = await runReplio(args, {
+    ...how,
     cwd: point.worktree,
-    env,
     onSpawn: () => spawned = performance.now(),
   });
   await withDeadline(first, "the first model request of run --continue");
@@ -122,11 +126,11 @@ async function measureContinue(
 
 async function measureResume(
   point: Point,
-  env: Record<string, string>,
+  how: How,
   baseUrl: string,
 ): Promise<void> {
   const args = ["--resume", "--base-url", baseUrl, "--model", "mock-model"];
-  await using repl = await PtyReplio.start(args, { cwd: point.worktree, env });
+  await using repl = await PtyReplio.start(args, { ...how, cwd: point.worktree });
   if (point.session) {
     const pickerMs = await repl.until(PICKER, "the session picker of replio --resume");
     await repl.type("\r");
@@ -139,13 +143,13 @@ async function measureResume(
   point.repl.push(await repl.finish());
 }
 
-async function measureRound(point: Point, env: Record<string, string>, mock: MockServer) {
+async function measureRound(point: Point, how: How, mock: MockServer) {
   await fresh(point);
-  await measureList(point, env);
+  await measureList(point, how);
   await fresh(point);
-  await measureContinue(point, env, mock);
+  await measureContinue(point, how, mock);
   await fresh(point);
-  await measureResume(point, env, mock.baseUrl);
+  await measureResume(point, how, mock.baseUrl);
 }
 
 /** The reference starts from nothing each time: its own runs would leave sessions to resume. */
@@ -155,6 +159,8 @@ async function fresh(point: Point): Promise<void> {
 }
 
 type MockServer = ReturnType<typeof startMockModel>;
+/** How every command of a run is started: its environment and which checkout's replio. */
+type How = Omit<RunOptions, "cwd">;
 
 /** A generated id's shape (\`ses_<date>_<time>_<6 chars>\`), naming the size. */
 function sessionId(sizeMb: number): string {
@@ -163,6 +169,11 @@ function sessionId(sizeMb: number): string {
 
 function ignoreNotFound(error: unknown): void {
   if (!(error instanceof Deno.errors.NotFound)) throw error;
+}
+
+/** `--resume` run by run: launch to the picker plus Enter to the prompt (the prompt alone without a picker). */
+function resumeTotals(point: Point): number[] {
+  return point.openMs.map((open, i) => open + (point.pickerMs[i] ?? 0));
 }
 
 const ms = (values: number[]) => values.length ? median(values).toFixed(0) : "—";
@@ -175,9 +186,7 @@ function report(points: Point[], options: Options, loadAverage: string): string 
     const what = s
       ? `${(s.bytes / MB).toFixed(1)} MB (${s.turns} turns, ${s.compactions} compactions)`
       : "no session (reference: a new one)";
-    const resumeMs = p.pickerMs.length
-      ? ms(p.pickerMs.map((picker, i) => picker + (p.openMs[i] ?? NaN)))
-      : ms(p.openMs);
+    const resumeMs = ms(resumeTotals(p));
     return `| ${what} | ${ms(p.list.map((c) => c.wallMs))} / ${mb(p.list)} | ${
       ms(p.firstRequestMs)
     } / ${mb(p.run)} | ${ms(p.pickerMs)} + ${ms(p.openMs)} = ${resumeMs} / ${mb(p.repl)} |`;
@@ -186,7 +195,7 @@ function report(points: Point[], options: Options, loadAverage: string): string 
   const verdict = (value: number, target: number) => value <= target ? "met" : "**missed**";
   const continueMs = median(biggest.firstRequestMs);
   const continueMb = median(biggest.run.map((c) => c.peakRssMb));
-  const resumeMs = median(biggest.pickerMs) + median(biggest.openMs);
+  const resumeMs = median(resumeTotals(biggest));
   const replMb = median(biggest.repl.map((c) => c.peakRssMb));
   const size = `${options.sizesMb.at(-1)} MB`;
   return `# Scaling: session file size
@@ -244,7 +253,7 @@ function charts(points: Point[]): Record<string, string> {
       { name: "run --continue", points: sized.map((p) => [x(p), median(p.firstRequestMs)]) },
       {
         name: "--resume",
-        points: sized.map((p) => [x(p), median(p.pickerMs) + median(p.openMs)]),
+        points: sized.map((p) => [x(p), median(resumeTotals(p))]),
       },
       ...flat(reference ? median(reference.firstRequestMs) : NaN),
     ],
@@ -280,7 +289,7 @@ async function main(options: Options): Promise<void> {
   const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "replio_scale_file_" }));
   await using mock = startMockModel([{ text: "Done." }], { repeat: true });
   try {
-    const env = benchEnv(join(root, "home"));
+    const how: How = { env: benchEnv(join(root, "home")), main: options.main };
     const points: Point[] = [];
     for (const sizeMb of [0, ...options.sizesMb]) {
       const worktree = join(root, `w${sizeMb}`);
@@ -292,9 +301,9 @@ async function main(options: Options): Promise<void> {
     }
     // One unmeasured round: Deno's module cache and the page cache warm for every size alike.
     const warm = points.map((p) => ({ ...p, ...noFigures() }));
-    for (const point of warm) await measureRound(point, env, mock);
+    for (const point of warm) await measureRound(point, how, mock);
     for (let run = 0; run < options.runs; run++) {
-      for (const point of points) await measureRound(point, env, mock);
+      for (const point of points) await measureRound(point, how, mock);
     }
     const loadAverage = (await Deno.readTextFile("/proc/loadavg")).split(" ").slice(0, 3).join(
       ", ",
