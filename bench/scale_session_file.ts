@@ -200,9 +200,9 @@ function report(points: Point[], options: Options, loadAverage: string): string 
   const size = `${options.sizesMb.at(-1)} MB`;
   return `# Scaling: session file size
 
-Command: \`${COMMAND} --runs ${options.runs} --sizes "${
-    options.sizesMb.join(" ")
-  }"\` (Deno ${Deno.version.deno}, ${Deno.build.os}/${Deno.build.arch}, ${navigator.hardwareConcurrency} CPUs, load average ${loadAverage} at the end, ${
+Command: \`${COMMAND} --runs ${options.runs} --sizes "${options.sizesMb.join(" ")}"${
+    options.main ? ` --checkout ${dirname(options.main)}` : ""
+  }\` (Deno ${Deno.version.deno}, ${Deno.build.os}/${Deno.build.arch}, ${navigator.hardwareConcurrency} CPUs, load average ${loadAverage} at the end, ${
     new Date().toISOString().slice(0, 10)
   }).
 Session files written by the real session writer (\`bench/scale_session_fixture.ts\`: turns of 3–8
