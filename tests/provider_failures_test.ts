@@ -18,9 +18,7 @@ import { type MockModel, startMockModel } from "./support/mock_model.ts";
 import { replioCommand, runReplio } from "./support/replio_process.ts";
 import { setup, TmuxRepl } from "./support/tmux_repl.ts";
 import { tempWorktree } from "./support/worktree.ts";
-
-/** Only a hang reaches this: each awaited event comes in well under a second. */
-const DEADLINE_MS = 30_000;
+import { withDeadline } from "./support/deadline.ts";
 
 /** `replio run` against `baseUrl` with model `mock-model`. */
 function runAgainst(
@@ -43,22 +41,6 @@ function userPrompts(mock: MockModel, index: number): string[] {
   return mock.requests[index]!.messages.flatMap((m) =>
     m.role === "user" ? [String(m.content)] : []
   );
-}
-
-/** `promise`, or a failure naming `what` once the deadline passes. */
-async function within<T>(promise: Promise<T>, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error(`No ${what} within ${DEADLINE_MS / 1000} s`)),
-      DEADLINE_MS,
-    );
-  });
-  try {
-    return await Promise.race([promise, deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /** Kills `child` unless it has exited, and waits for its end. */
@@ -209,7 +191,7 @@ Deno.test("replio run cancels at once on Ctrl-C during a retry wait and keeps th
   const lines = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
   let stderr = "";
   {
-    await within(
+    await withDeadline(
       (async () => {
         while (!stderr.includes("Retrying in 59.0 s")) {
           const { value, done } = await lines.read();
@@ -220,7 +202,7 @@ Deno.test("replio run cancels at once on Ctrl-C during a retry wait and keeps th
       '"Retrying in 59.0 s" line',
     );
     child.kill("SIGINT");
-    const { code } = await within(child.status, "exit after Ctrl-C during the retry wait");
+    const { code } = await withDeadline(child.status, "exit after Ctrl-C during the retry wait");
     for (let read = await lines.read(); !read.done; read = await lines.read()) stderr += read.value;
     assert.equal(code, 130, stderr);
     assert.equal(await stdout, "");
@@ -257,7 +239,7 @@ async function serve(cwd: string, mock: MockModel) {
   const stderr = new Response(child.stderr).text();
   const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   let stdout = "";
-  await within(
+  await withDeadline(
     (async () => {
       while (!stdout.includes("\n")) {
         const { value, done } = await lines.read();
