@@ -66,13 +66,17 @@ export function fieldChoices(schema: FieldSchema): Choice[] | null {
  *   describeField({ type: "integer", minimum: 1, default: 30 }, true),
  *   "a whole number, at least 1; required; Enter keeps the default: 30",
  * );
+ * assert.equal(
+ *   describeField({ type: "string", oneOf: [{ const: "h1", title: "Superman" }], default: "h1" }, false),
+ *   "one of the choices; optional; Enter keeps the default: Superman",
+ * );
  * ```
  */
 export function describeField(schema: FieldSchema, required: boolean): string {
   const parts = [kindOf(schema), required ? "required" : "optional: Enter leaves it out"];
   if (schema.default !== undefined) {
     parts[1] = required ? "required" : "optional";
-    parts.push(`Enter keeps the default: ${showValue(schema.default as FieldValue)}`);
+    parts.push(`Enter keeps the default: ${showValue(schema.default as FieldValue, schema)}`);
   }
   return parts.join("; ");
 }
@@ -144,10 +148,13 @@ function kindOf(schema: FieldSchema): string {
   }
 }
 
-function showValue(value: FieldValue): string {
-  if (Array.isArray(value)) return value.join(", ");
+/** A value as the person reads it: a choice by its title, yes/no for a boolean. */
+function showValue(value: FieldValue, schema: FieldSchema): string {
+  const choices = fieldChoices(schema) ?? [];
+  const title = (v: string) => choices.find((c) => c.value === v)?.title ?? v;
+  if (Array.isArray(value)) return value.map(title).join(", ");
   if (typeof value === "boolean") return value ? "yes" : "no";
-  return String(value);
+  return title(String(value));
 }
 
 function readChoice(choices: Choice[], answer: string): FieldReading {
