@@ -141,3 +141,36 @@ Deno.test({
     }
   },
 });
+
+/**
+ * The client scenarios replio passes as a client (`replio tool` headless through an `mcp_servers`
+ * url entry, tests/support/conformance_client.ts); docs/mcp.md says why the others fail.
+ */
+const CLIENT_PASSES = ["initialize", "tools_call", "sse-retry"];
+
+/** tests/support/conformance_client.ts: the command the suite runs with its server's URL. */
+const CLIENT = new URL("./support/conformance_client.ts", import.meta.url).pathname;
+
+Deno.test({
+  name: "MCP conformance suite: replio as a client passes " + CLIENT_PASSES.join(", ") +
+    (missing ? ` (skipped: ${missing})` : ""),
+  ignore: missing !== null,
+  async fn() {
+    const cwd = await Deno.makeTempDir({ prefix: "replio_conformance_client_" });
+    try {
+      // The suite splits the command on spaces and appends the URL: paths must have none.
+      assert.ok(![Deno.execPath(), CLIENT].some((path) => path.includes(" ")), CLIENT);
+      for (const scenario of CLIENT_PASSES) {
+        const command = `${Deno.execPath()} run --no-prompt -A ${CLIENT}`;
+        const run = await withDeadline(
+          suiteCommand(["client", "--command", command, "--scenario", scenario], cwd).output(),
+          `the conformance client scenario ${scenario}`,
+        );
+        const log = new TextDecoder().decode(run.stdout) + new TextDecoder().decode(run.stderr);
+        assert.equal(run.code, 0, `${scenario}:\n${log}`);
+      }
+    } finally {
+      await Deno.remove(cwd, { recursive: true });
+    }
+  },
+});
