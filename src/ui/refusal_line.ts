@@ -99,11 +99,15 @@ export function explainRefusal(refusal: Refusal, audience: Audience): RefusalExp
         : `set tool_permission.${key[1]} to ask or allow (replio config set) to use ${tool}`,
     };
   }
+  const rules = "`replio tools` shows the rules, `replio config set` and --mode change them";
   return {
     what: `blocked by policy (${reason})`,
+    // `replio tool` has no model to tell: only the rules are worth a word there.
     fix: repl
       ? "the model was told to take another way; /help shows the rules, /config and /mode change them"
-      : "the model was told to take another way; `replio tools` shows the rules, `replio config set` and --mode change them",
+      : audience === "run"
+      ? `the model was told to take another way; ${rules}`
+      : rules,
   };
 }
 

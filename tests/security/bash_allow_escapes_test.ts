@@ -309,12 +309,12 @@ Deno.test("replio tool run_command denies the reported escapes with exit 3", asy
   });
   for (const command of FINDINGS) {
     await using wt = await plantedWorktree(command);
-    const { code, stdout } = await runReplio(
+    const { code, stdout, stderr } = await runReplio(
       ["tool", "run_command", JSON.stringify({ command })],
       { cwd: wt.path, env: { XDG_CONFIG_HOME: xdg.path } },
     );
-    assert.equal(code, 3, `${command}: ${stdout}`);
-    assert.match(stdout, /denied by policy \(bash_allow: .* is not covered/);
+    assert.equal(code, 3, `${command}: ${stdout}${stderr}`);
+    assert.match(stderr, /^replio tool: blocked by policy \(bash_allow: .* is not covered/m);
     assert.equal(await hasMarker(wt), false, command);
   }
 });

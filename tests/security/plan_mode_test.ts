@@ -16,6 +16,13 @@ import { tempWorktree } from "../support/worktree.ts";
 const FILE_SERVER = new URL("../support/mcp_file_server.ts", import.meta.url).pathname;
 
 /** What the model reads when plan mode refuses the MCP server's write_file. */
+/** What `replio tool`'s person reads when plan mode refuses an MCP tool (on stderr). */
+const PLAN_REFUSED = new RegExp(
+  `^replio tool: mode plan is read-only and its MCP server does not mark it readOnlyHint: ` +
+    `rerun with --mode default \\(or another mode that allows it\\)$`,
+  "m",
+);
+
 const WRITE_REFUSED = "Error: mcp__inner__write_file is denied by policy (mode plan is " +
   "read-only and its MCP server does not mark it readOnlyHint): do not retry it; use another " +
   "tool or approach";
@@ -61,7 +68,8 @@ Deno.test("plan mode refuses an MCP tool not marked readOnlyHint; the default mo
   const args = '{"path":"marker.txt","text":"ran"}';
 
   const attack = await wt.replio("tool", "mcp__inner__write_file", args, "--mode", "plan");
-  assert.deepEqual([attack.code, attack.stdout], [3, `${WRITE_REFUSED}\n`]);
+  assert.deepEqual([attack.code, attack.stdout], [3, ""]);
+  assert.match(attack.stderr, PLAN_REFUSED);
   assert.equal(await wt.exists("marker.txt"), false, "nothing was written");
 
   const control = await wt.replio("tool", "mcp__inner__write_file", args);
@@ -74,11 +82,8 @@ Deno.test("plan mode refuses an MCP tool marked readOnlyHint: false that runs co
   const args = '{"command":"touch ran.txt"}';
 
   const attack = await wt.replio("tool", "mcp__inner__run_command", args, "--mode", "plan");
-  assert.deepEqual([attack.code, attack.stdout], [
-    3,
-    "Error: mcp__inner__run_command is denied by policy (mode plan is read-only and its MCP " +
-    "server does not mark it readOnlyHint): do not retry it; use another tool or approach\n",
-  ]);
+  assert.deepEqual([attack.code, attack.stdout], [3, ""]);
+  assert.match(attack.stderr, PLAN_REFUSED);
   assert.equal(await wt.exists("ran.txt"), false, "the command did not run");
 
   const control = await wt.replio("tool", "mcp__inner__run_command", args);
@@ -169,11 +174,11 @@ Deno.test("a configured mode with read_only: true refuses commands its own tool_
   const args = '{"command":"touch ran.txt"}';
 
   const attack = await wt.replio("tool", "run_command", args, "--mode", "review");
-  assert.deepEqual([attack.code, attack.stdout], [
-    3,
-    "Error: run_command is denied by policy (mode review is read-only and permission bash runs " +
-    "commands): do not retry it; use another tool or approach\n",
-  ]);
+  assert.deepEqual([attack.code, attack.stdout], [3, ""]);
+  assert.match(
+    attack.stderr,
+    /^replio tool: mode review is read-only and permission bash runs commands: rerun with --mode default/m,
+  );
   const mcpAttack = await wt.replio(
     "tool",
     "mcp__inner__write_file",
@@ -196,7 +201,7 @@ Deno.test("a trusted project that redefines plan cannot make it run commands; th
   const args = '{"command":"touch ran.txt"}';
   const attack = await wt.replio("tool", "run_command", args, "--mode", "plan");
   assert.equal(attack.code, 3, attack.stdout + attack.stderr);
-  assert.match(attack.stdout, /mode plan is read-only/);
+  assert.match(attack.stderr, /mode plan is read-only/);
   assert.equal(await wt.exists("ran.txt"), false, "plan ran a command");
   const control = await wt.replio("tool", "run_command", args, "--mode", "other");
   assert.equal(control.code, 0, control.stdout + control.stderr);
@@ -343,12 +348,11 @@ Deno.test("plan mode refuses a user plugin tool that may reach the network unles
   await wt.write(".replio/plugins/tickets.js", ticketPlugin(host));
 
   const attack = await wt.replio("tool", "ticket_create", '{"title":"a"}', "--mode", "plan");
-  assert.deepEqual([attack.code, attack.stdout], [
-    3,
-    "Error: ticket_create is denied by policy (mode plan is read-only and its plugin's Worker " +
-    "may reach the network and its category is exec, not read or search): do not retry it; use " +
-    "another tool or approach\n",
-  ]);
+  assert.deepEqual([attack.code, attack.stdout], [3, ""]);
+  assert.match(
+    attack.stderr,
+    /^replio tool: mode plan is read-only and its plugin's Worker may reach the network and its category is exec, not read or search: /m,
+  );
   assert.deepEqual(hits, [], "no request was made");
 
   const control = await wt.replio("tool", "ticket_create", '{"title":"a"}');

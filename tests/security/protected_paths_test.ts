@@ -187,7 +187,10 @@ Deno.test("a write into the global config folder is refused headless with --yes"
     env: { XDG_CONFIG_HOME: xdg },
   });
   assert.equal(run.code, 3, run.stdout + run.stderr);
-  assert.match(run.stdout, /a protected path \(\.xdg\/replio\/config\.yaml\)/);
+  assert.match(
+    run.stderr,
+    /^replio tool: file_write would write \.xdg\/replio\/config\.yaml, a protected path only a person can approve/m,
+  );
   assert.equal(await exists(join(xdg, "replio", "config.yaml")), false);
   // Control: the same folder name outside the config home is an ordinary write.
   const plain = JSON.stringify({ path: "other/replio/config.yaml", content: "max_rounds: 9\n" });
