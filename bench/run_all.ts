@@ -18,9 +18,10 @@ const BENCHES = [
 /**
  * Sections that run apart (`deno task bench:peers` needs root and a network namespace) or are
  * written by hand from other runs (`floor`: issue 18's before and after; `soak_crash`: from
- * `deno task soak` and `deno task crash`, which take minutes).
+ * `deno task soak` and `deno task crash`, which take minutes; `scale_*`: issue 26's scaling
+ * benches, `bench/scale_*.ts`).
  */
-const SEPARATE = ["peers", "floor", "soak_crash"];
+const SEPARATE = ["peers", "floor", "soak_crash", "scale_binary"];
 const here = new URL(".", import.meta.url);
 
 if (!Deno.args.includes("--assemble")) {

@@ -9,6 +9,7 @@ export interface EmbeddedEntry {
   /** Relative to the compiled program's root, `/`-separated, without the `/*`. */
   path: string;
   isWholeDir: boolean;
+  /** Its share of the total: content embedded twice counts once. */
   mb: number;
 }
 
@@ -35,9 +36,10 @@ const UNIT_MB: Readonly<Record<string, number>> = {
  * ```ts
  * import assert from "node:assert/strict";
  * const tree = readEmbeddedTree(
- *   "Embedded Files\n\nreplio\n├── main.ts (556B)\n└─┬ src (2MB)\n  └── agents/* (52KB)\n\nFiles: 2.01MB\n",
+ *   "Embedded Files\n\nreplio\n├── main.ts (556B)\n└─┬ src (2MB)\n  └── agents/* (52KB - 50KB unique)\n\nFiles: 2.01MB\n",
  * );
  * assert.deepEqual(tree.entries.map((e) => [e.path, e.isWholeDir]), [["main.ts", false], ["src/agents", true]]);
+ * assert.equal(tree.entries[1]?.mb, 50 / 1024);
  * assert.equal(tree.totalMb, 2.01);
  * ```
  */
@@ -54,7 +56,9 @@ export function readEmbeddedTree(output: string): EmbeddedTree {
   const entries: EmbeddedEntry[] = [];
   const open: string[] = [];
   for (const line of lines.slice(start + 1)) {
-    const found = /^((?:│ | {2})*)[├└]─([─┬]) (.+?) \(([\d.]+)(B|KB|MB|GB)[^()]*\)$/.exec(line);
+    // "(2.28MB - 2.25MB unique)": the second figure leaves out content embedded twice.
+    const found = /^((?:│ | {2})*)[├└]─([─┬]) (.+?) \((?:[^()]* - )?([\d.]+)(B|KB|MB|GB)[^()]*\)$/
+      .exec(line);
     if (!found) continue;
     const depth = found[1]!.length / 2;
     const name = found[3]!;
