@@ -7,6 +7,7 @@ import { Argument, Command, InvalidArgumentError, Option } from "commander";
 import { VERSION } from "../version.ts";
 import { UsageError } from "./errors.ts";
 import { rejectCommandTypo, subcommandNames, unknownCommandError } from "./command_typo.ts";
+import { addMcpConfigCommands } from "./mcp_config_commands.ts";
 import { positiveInt, RUN_OPTIONS } from "./run_options.ts";
 
 const EXAMPLES = `
@@ -210,6 +211,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
       const { runMcpLogout } = await import("./mcp_login.ts");
       setExitCode(await runMcpLogout(name));
     });
+  addMcpConfigCommands(mcp, setExitCode);
 
   program.command("serve")
     .description("serve the local HTTP API (docs/serve.md)")
