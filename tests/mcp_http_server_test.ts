@@ -460,3 +460,32 @@ Deno.test("replio mcp serve speaks stdio as replio mcp does", async () => {
   assert.ok(tools.some((tool) => tool.name === "file_read"));
   assert.deepEqual(await client.ping(), {});
 });
+
+Deno.test("replio mcp --http keeps 100 sessions: past that it ends the least recently used idle one, never a busy one", async () => {
+  await using wt = await tempWorktree();
+  await using server = await startMcpHttp(wt.path, ["--yes"]);
+  // The busy session is the oldest: a call runs in it until the test releases it.
+  await using busy = await httpClient(server.url);
+  const running = Promise.withResolvers<void>();
+  const call = busy.callTool(
+    runCommand("echo started; until [ -e release ]; do sleep 0.05; done; echo released").params,
+    undefined,
+    { onprogress: (p) => p.message?.includes("started") && running.resolve() },
+  );
+  // Awaited below; a failure before that must not surface as an uncaught rejection.
+  call.catch(() => {});
+  await withDeadline(running.promise, "progress saying the command started");
+  const idle = await rawSession(server.url);
+  const later: string[] = [];
+  for (let i = 0; i < 98; i++) later.push(await rawSession(server.url));
+  // Control: at 100 sessions, the idle one still answers.
+  const ping = (session: string) =>
+    rawPost(server.url, { jsonrpc: "2.0", id: 9, method: "ping" }, { "mcp-session-id": session });
+  assert.equal((await ping(idle)).status, 200);
+  // The 101st ends the least recently used idle session: the ping above made that one later[0].
+  await rawSession(server.url);
+  assert.equal((await ping(later[0]!)).status, 404);
+  assert.equal((await ping(idle)).status, 200);
+  await Deno.writeTextFile(join(wt.path, "release"), "");
+  assert.deepEqual((await call).content, [{ type: "text", text: "exit 0\nstarted\nreleased" }]);
+});
