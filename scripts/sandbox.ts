@@ -1,17 +1,18 @@
 /**
  * `deno task sandbox:<recipe> [replio arguments]`: runs replio under one of the sandbox recipes
- * of docs/sandbox.md in the folder the task was started from. This launcher is not sandboxed
- * itself: it reads replio's config to find the model host, prints the exact `deno run` line
+ * of docs/sandbox.md in the folder the task was started from (from another folder than the
+ * checkout, name its deno.json with `--config`). This launcher is not sandboxed itself: it reads
+ * replio's config to find the model host, prints the exact `deno run` line, quoted for the shell,
  * and runs it, passing the exit code through.
  *
  * ```sh
- * deno task sandbox:review run "summarize the README"
+ * deno task --config /path/to/replio/deno.json sandbox:review run "summarize the README"
  * ```
  * @module
  */
 import { fileURLToPath } from "node:url";
 import { loadConfig } from "../src/config/mod.ts";
-import { findRecipe, hostOfUrl, SANDBOX_RECIPES } from "../src/cli/sandbox_recipes.ts";
+import { findRecipe, hostOfUrl, SANDBOX_RECIPES, shellLine } from "../src/cli/sandbox_recipes.ts";
 
 const MAIN = fileURLToPath(new URL("../main.ts", import.meta.url));
 const OPENAI_URL = "https://api.openai.com/v1";
@@ -47,7 +48,8 @@ const env = [
 ];
 const flags = recipe.flags({ worktree, modelHost: hostOfUrl(baseUrl), env });
 const args = ["run", ...flags, MAIN, ...replioArgs];
-Deno.stderr.writeSync(new TextEncoder().encode(`sandbox: deno ${args.join(" ")}\n`));
+// Quoted as a shell reads it: pasted back, the line runs the same recipe without the task.
+Deno.stderr.writeSync(new TextEncoder().encode(`sandbox: ${shellLine(["deno", ...args])}\n`));
 const child = new Deno.Command(Deno.execPath(), {
   args,
   cwd: worktree,
