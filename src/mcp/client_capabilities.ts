@@ -58,6 +58,7 @@ export function answerServerRequests(client: Client, options: ServerRequestOptio
       server,
       ask: (question) => scope.askPerson(question),
       signal: scope.ctx.signal,
+      hasPerson: options.headless === undefined,
     });
     if (outcome.note) scope.notes.push(outcome.note);
     return outcome.result;

@@ -34,6 +34,11 @@ export interface FormOptions {
   ask: (request: AskRequest) => Promise<AskAnswer>;
   /** The call's signal: aborted when the person cancelled the turn at a question. */
   signal: AbortSignal;
+  /**
+   * False in a headless run: the form is declined without asking, since `ask` there may reach
+   * a lead agent's model (a sub-agent's question), and a form is for a person.
+   */
+  hasPerson: boolean;
 }
 
 /** Puts a server's form to the person, field by field; see the module doc. */
@@ -42,6 +47,7 @@ export async function fillForm(
   options: FormOptions,
 ): Promise<FormOutcome> {
   const { server, ask, signal } = options;
+  if (!options.hasPerson) return nobodyAnswered(server, params.message, signal);
   const fields = Object.entries(params.requestedSchema.properties) as [string, FieldSchema][];
   const required = new Set(params.requestedSchema.required ?? []);
   const choice = await askUntil(ask, {

@@ -40,12 +40,15 @@ const live = new AbortController().signal;
 
 Deno.test("fillForm applies every default the person keeps with Enter (SEP-1034)", async () => {
   const { ask, asked } = person(["", "", "", "", "", ""]);
-  assert.deepEqual(await fillForm(DEFAULTS_FORM, { server: "s", ask, signal: live }), {
-    result: {
-      action: "accept",
-      content: { name: "John Doe", age: 30, score: 95.5, status: "active", verified: true },
+  assert.deepEqual(
+    await fillForm(DEFAULTS_FORM, { server: "s", ask, signal: live, hasPerson: true }),
+    {
+      result: {
+        action: "accept",
+        content: { name: "John Doe", age: 30, score: 95.5, status: "active", verified: true },
+      },
     },
-  });
+  );
   assert.deepEqual(asked.map((q) => [q.question, q.context, q.options]), [
     [
       'MCP server "s" asks: Test client default value handling - please accept with defaults',
@@ -81,7 +84,7 @@ Deno.test("fillForm asks a field again, saying what was wrong, until the answer 
       },
     },
   };
-  const outcome = await fillForm(form, { server: "s", ask, signal: live });
+  const outcome = await fillForm(form, { server: "s", ask, signal: live, hasPerson: true });
   assert.deepEqual(outcome.result, {
     action: "accept",
     content: { name: "Ada", age: 4, score: 5, status: "inactive", verified: false },
@@ -94,7 +97,12 @@ Deno.test("fillForm asks a field again, saying what was wrong, until the answer 
 
 Deno.test("fillForm: the person declines or cancels; no one there declines with the reason for the model", async () => {
   assert.deepEqual(
-    await fillForm(DEFAULTS_FORM, { server: "s", ask: person(["2"]).ask, signal: live }),
+    await fillForm(DEFAULTS_FORM, {
+      server: "s",
+      ask: person(["2"]).ask,
+      signal: live,
+      hasPerson: true,
+    }),
     {
       result: { action: "decline" },
       note: 'The user declined the request for input of MCP server "s" ("Test client default ' +
@@ -102,16 +110,32 @@ Deno.test("fillForm: the person declines or cancels; no one there declines with 
     },
   );
   assert.deepEqual(
-    await fillForm(DEFAULTS_FORM, { server: "s", ask: person(["cancel"]).ask, signal: live }),
+    await fillForm(DEFAULTS_FORM, {
+      server: "s",
+      ask: person(["cancel"]).ask,
+      signal: live,
+      hasPerson: true,
+    }),
     { result: { action: "cancel" } },
   );
   const headless = await fillForm(DEFAULTS_FORM, {
     server: "s",
     ask: person([null]).ask,
     signal: live,
+    hasPerson: true,
   });
   assert.equal(headless.result.action, "decline");
   assert.match(headless.note!, /: no person can answer in this run: /);
+  // Headless, no one is asked at all: a sub-agent's ask would reach the lead agent's model.
+  assert.deepEqual(
+    await fillForm(DEFAULTS_FORM, {
+      server: "s",
+      ask: person([]).ask,
+      signal: live,
+      hasPerson: false,
+    }),
+    headless,
+  );
   // Ctrl-C at a field cancels the turn: the form is cancelled, nothing is declined on its behalf.
   const interrupted = new AbortController();
   interrupted.abort();
@@ -120,6 +144,7 @@ Deno.test("fillForm: the person declines or cancels; no one there declines with 
       server: "s",
       ask: person(["", null]).ask,
       signal: interrupted.signal,
+      hasPerson: true,
     }),
     { result: { action: "cancel" } },
   );
