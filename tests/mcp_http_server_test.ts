@@ -489,3 +489,55 @@ Deno.test("replio mcp --http keeps 100 sessions: past that it ends the least rec
   await Deno.writeTextFile(join(wt.path, "release"), "");
   assert.deepEqual((await call).content, [{ type: "text", text: "exit 0\nstarted\nreleased" }]);
 });
+
+Deno.test("replio mcp --http: a client that lost a call's stream resumes it with Last-Event-ID and gets the result", async () => {
+  await using wt = await tempWorktree();
+  await using server = await startMcpHttp(wt.path, ["--yes"]);
+  const version = { "mcp-protocol-version": "2025-11-25" };
+  const init = await rawPost(server.url, {
+    ...INITIALIZE,
+    params: { ...INITIALIZE.params, protocolVersion: "2025-11-25" },
+  }, version);
+  const session = { ...version, "mcp-session-id": init.headers.get("mcp-session-id")! };
+  const lost = new AbortController();
+  const response = await fetch(server.url, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      ...session,
+    },
+    body: JSON.stringify(runCommand("until [ -e release ]; do sleep 0.05; done; echo resumed")),
+    signal: lost.signal,
+  });
+  // The first event primes the stream: its id is where to resume, `retry` how soon.
+  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let first = "";
+  while (!first.includes("\n\n")) {
+    const read = await withDeadline(reader.read(), "the priming event");
+    assert.ok(!read.done, "the stream ended before its priming event");
+    first += read.value;
+  }
+  const primingId = /^id: (.+)$/m.exec(first)?.[1];
+  assert.ok(primingId, first);
+  assert.match(first, /^retry: 1000$/m);
+  lost.abort();
+  await reader.cancel().catch(() => {});
+  await Deno.writeTextFile(join(wt.path, "release"), "");
+
+  const resumed = await fetch(server.url, {
+    headers: { accept: "text/event-stream", ...session, "last-event-id": primingId },
+  });
+  assert.equal(resumed.status, 200);
+  const events = resumed.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  while (!text.includes('"result"')) {
+    const read = await withDeadline(events.read(), "the call's result on the resumed stream");
+    assert.ok(!read.done, `the resumed stream ended without the result: ${text}`);
+    text += read.value;
+  }
+  await events.cancel();
+  const result = [...text.matchAll(/^data: (.+)$/gm)].map((m) => JSON.parse(m[1]!))
+    .find((message) => message.id === 2);
+  assert.deepEqual(result.result.content, [{ type: "text", text: "exit 0\nresumed" }]);
+});

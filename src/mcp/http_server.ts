@@ -7,6 +7,7 @@
  * @module
  */
 import type { JSONRPCMessage } from "./_sdk.ts";
+import { SessionEvents } from "./http_server_events.ts";
 import type { WebStandardStreamableHTTPServerTransport } from "./http_server_sdk.ts";
 import type { McpServeOptions, ToolServer } from "./server.ts";
 
@@ -33,6 +34,12 @@ export interface McpHttpEndpoint {
  * recently that runs no call is ended, and its client starts a new one on its 404 (MCP).
  */
 const MAX_SESSIONS = 100;
+
+/**
+ * Milliseconds a client waits before resuming a stream it lost (the SSE `retry` field): soon
+ * enough that a call's result is not held up, late enough not to spin on a server that is gone.
+ */
+const RETRY_MS = 1000;
 
 /** JSON-RPC codes the transport answers with: MCP's "session not found", JSON-RPC's own. */
 const CODE = {
@@ -182,6 +189,9 @@ class McpSessions implements McpHttpEndpoint {
     const tools = createToolServer(this.#options);
     const transport = new Transport({
       sessionIdGenerator: () => crypto.randomUUID(),
+      // A client that lost a stream resumes it with Last-Event-ID (MCP 2025-11-25 clients).
+      eventStore: new SessionEvents(),
+      retryInterval: RETRY_MS,
       onsessioninitialized: (id) => void this.#keep(id, { transport, tools }),
     });
     tools.server.onclose = () => {
