@@ -93,11 +93,12 @@ async function serveHttp(
         `pass another --port, or --port 0 for any free one`,
     );
   }
-  await Deno.stdout.write(new TextEncoder().encode(`listening ${server.url}/mcp\n`));
   const stop = () => void server.shutdown();
   const signals: Deno.Signal[] = ["SIGINT", "SIGTERM"];
   for (const name of signals) Deno.addSignalListener(name, stop);
   try {
+    // Only once the listeners are in place: a client may stop the server as soon as it reads this.
+    await Deno.stdout.write(new TextEncoder().encode(`listening ${server.url}/mcp\n`));
     await server.finished;
   } finally {
     for (const name of signals) Deno.removeSignalListener(name, stop);
