@@ -55,9 +55,12 @@ export function rootGuards(worktree: string, options: { hold: boolean }): RootGu
   return guards;
 }
 
-/** The stand-ins among `paths` that this process holds (paths a sandbox's argv binds). */
+/**
+ * The stand-ins among `paths` that this process holds (paths a sandbox's argv binds), each once:
+ * a bind names its path as source and destination, and a sandbox holds it once.
+ */
 export function heldStandIns(paths: readonly string[]): string[] {
-  return paths.filter((path) => held.has(path));
+  return [...new Set(paths)].filter((path) => held.has(path));
 }
 
 /**
