@@ -9,18 +9,18 @@ import { join } from "node:path";
 import { replioCommand } from "./support/replio_process.ts";
 import { processesMatching } from "./support/process_state.ts";
 import { waitUntil, withDeadline } from "./support/deadline.ts";
+import { withGrowingTimeout } from "./support/growing_timeout.ts";
 import { mcpWorktree, orLate, sdkClient } from "./support/mcp_interop.ts";
 
 Deno.test("replio mcp keeps a short client timeout alive with progress heartbeats during a long call", async () => {
   const intervalMs = 200;
   await using wt = await mcpWorktree({ mcp_progress_interval: intervalMs / 1000 });
   await using client = await sdkClient(wt, ["--yes"]);
-  // The command runs until the test lets it end, so it outlasts the client's timeout however
-  // fast or slow the machine is.
-  const release = join(wt.path, "release");
+  // Each command runs until the test lets it end (the control's never), so it outlasts the
+  // client's timeout however fast or slow the machine is.
   const call = {
     name: "run_command",
-    arguments: { command: "until [ -e release ]; do sleep 0.05; done; echo done" },
+    arguments: { command: "until [ -e never ]; do sleep 0.05; done; echo done" },
   };
 
   // Control: the same call without a progress token times out at the client's 1 s.
@@ -29,22 +29,35 @@ Deno.test("replio mcp keeps a short client timeout alive with progress heartbeat
     /Request timed out/,
   );
 
-  const timeoutMs = 2_000;
-  // Heartbeats come at most once per interval, so this many span twice the client's timeout.
-  const beatsToWait = 2 * timeoutMs / intervalMs;
-  const progress: number[] = [];
-  const result = await client.callTool(call, undefined, {
-    timeout: timeoutMs,
-    resetTimeoutOnProgress: true,
-    onprogress: (p) => {
-      progress.push(p.progress);
-      if (progress.length === beatsToWait) Deno.writeTextFileSync(release, "");
+  // A busy machine may leave a gap longer than the client's timeout before the first heartbeat
+  // (the call's start) or between two: that run times out, and the test runs again with a
+  // longer timeout. Each run's command waits for a release file of its own.
+  let runs = 0;
+  let progress: number[] = [];
+  let beatsToWait = 0;
+  const { result, seconds } = await withGrowingTimeout(
+    "a call kept alive by heartbeats past twice the client's timeout",
+    (timeoutSeconds) => {
+      const release = join(wt.path, `release-${++runs}`);
+      const command = `until [ -e ${release} ]; do sleep 0.05; done; echo done`;
+      progress = [];
+      // Heartbeats come at most once per interval, so this many span twice the timeout.
+      beatsToWait = 2 * timeoutSeconds * 1000 / intervalMs;
+      return client.callTool({ name: "run_command", arguments: { command } }, undefined, {
+        timeout: timeoutSeconds * 1000,
+        resetTimeoutOnProgress: true,
+        onprogress: (p) => {
+          progress.push(p.progress);
+          if (progress.length === beatsToWait) Deno.writeTextFileSync(release, "");
+        },
+      }).catch((error: unknown) => error);
     },
-  });
+    (outcome) => outcome instanceof Error && /Request timed out/.test(outcome.message),
+  );
   assert.deepEqual(result, {
     content: [{ type: "text", text: "exit 0\ndone" }],
     isError: false,
-  });
+  }, `with a ${seconds} s timeout`);
   assert.ok(progress.length >= beatsToWait, `heartbeats: ${progress.join(", ")}`);
   assert.deepEqual(progress, progress.toSorted((a, b) => a - b), "progress only grows");
 });
@@ -127,7 +140,7 @@ function rawMcp(cwd: string, env: Record<string, string>, args: string[]) {
 Deno.test("replio mcp answers an unknown tool with -32602, bad params readably, and ends running calls when stdin closes", async () => {
   await using wt = await mcpWorktree({ mcp_progress_interval: 0.3 });
   // A sleep no other process runs, found from outside by its command line.
-  const sleep = `sleep 30.${Math.floor(Math.random() * 1e9)}`;
+  const sleep = `sleep 300.${Math.floor(Math.random() * 1e9)}`;
   const mcp = rawMcp(wt.path, wt.env, ["--yes"]);
   await mcp.send({
     id: 1,
@@ -185,16 +198,17 @@ Deno.test("replio mcp answers an unknown tool with -32602, bad params readably, 
   });
 
   // The client goes away while call 2 runs: replio cancels it, waits for it to end, exits 0.
-  // A heartbeat: the command has been running for a while.
+  // Control: the check below sees the command while it runs. (Its shell's command line names
+  // the sleep too, before it has run the touch: the file is waited for first.)
+  await waitUntil(() => existsSync(join(wt.path, "started.txt")), "call 2's command to start");
+  assert.ok(await processesMatching(sleep) >= 1);
+  // A heartbeat, not an answer: the call is still running.
   const beat = await mcp.next((m) => m.method === "notifications/progress" || m.id === 2);
   assert.equal(
     beat.method,
     "notifications/progress",
     `call 2 ended early: ${JSON.stringify(beat)}`,
   );
-  assert.ok(existsSync(join(wt.path, "started.txt")));
-  // Control: the check below sees the command while it runs.
-  assert.ok(await processesMatching(sleep) >= 1);
   await mcp.writer.close();
   const status = await mcp.child.status;
   await mcp.lines.cancel();
