@@ -20,7 +20,7 @@ export interface ProcessCost {
 export const MAIN = new URL("../main.ts", import.meta.url).pathname;
 
 /** How `deno task start` runs replio (`main`: another checkout's, to compare before and after). */
-function replio(main = MAIN): string[] {
+export function replio(main = MAIN): string[] {
   return [
     Deno.execPath(),
     "run",
