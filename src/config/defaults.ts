@@ -3,79 +3,14 @@
  * Validation, `replio config` and `docs/config.md` all come from here.
  * @module
  */
-import { type Static, type TSchema, Type } from "../schema/type.ts";
+import { type Static, Type } from "../schema/type.ts";
+import { AGENT_SCHEMA, MODE_SCHEMA, PLUGIN_ENTRY_SCHEMA } from "./entry_schemas.ts";
+import { ACTION, key, STRINGS } from "./key_spec.ts";
+import { MCP_KEYS } from "./mcp_keys.ts";
 import { MCP_SERVER_SCHEMA, mcpServerProblem } from "./mcp_server_entry.ts";
 
-/** One configuration key. */
-export interface KeySpec<S extends TSchema = TSchema> {
-  schema: S;
-  default: Static<S>;
-  doc: string;
-  /** Object-valued keys whose entries merge per name across files (modes, agents). */
-  mergesPerEntry?: boolean;
-  /**
-   * What is wrong with a value that fits the schema, for rules a schema says badly; or null.
-   * A method, so a key's spec still reads as a spec of any schema.
-   */
-  check?(value: Static<S>): string | null;
-}
-
-function key<S extends TSchema>(
-  schema: S,
-  value: Static<S>,
-  doc: string,
-  options: Pick<KeySpec<S>, "mergesPerEntry" | "check"> = {},
-): KeySpec<S> {
-  return { schema, default: value, doc, ...options };
-}
-
-const ACTION = Type.Union([Type.Literal("allow"), Type.Literal("ask"), Type.Literal("deny")]);
-const STRINGS = Type.Array(Type.String());
-
-/** A mode: a partial policy merged over the base (spec/tools.md §Tool policy). */
-export const MODE_SCHEMA = Type.Object({
-  description: Type.Optional(Type.String()),
-  instructions: Type.Optional(Type.String()),
-  /** Only tools proven read-only run in the mode (docs/tools.md, "Read-only modes"). */
-  read_only: Type.Optional(Type.Boolean()),
-  tool_permission: Type.Optional(Type.Record(Type.String(), Type.Union([ACTION, STRINGS]))),
-  tools: Type.Optional(Type.Object({
-    allow: Type.Optional(STRINGS),
-    deny: Type.Optional(STRINGS),
-  }, { additionalProperties: false })),
-}, { additionalProperties: false });
-
-/** An agent type declared in config (`.replio/agents/<name>.md` files declare the same). */
-export const AGENT_SCHEMA = Type.Object({
-  description: Type.Optional(Type.String()),
-  model: Type.Optional(Type.String()),
-  prompt: Type.Optional(Type.String()),
-  max_rounds: Type.Optional(Type.Integer({ minimum: 1 })),
-  tool_permission: Type.Optional(Type.Record(Type.String(), Type.Union([ACTION, STRINGS]))),
-  tools: Type.Optional(Type.Object({
-    allow: Type.Optional(STRINGS),
-    deny: Type.Optional(STRINGS),
-  }, { additionalProperties: false })),
-}, { additionalProperties: false });
-
-/**
- * A user plugin: a path (relative to the worktree), or a URL plugin pinned by `replio plugin add`
- * with its integrity and the permissions the user granted its Worker (docs/plugins.md).
- */
-export const PLUGIN_ENTRY_SCHEMA = Type.Union([
-  Type.String({ minLength: 1 }),
-  Type.Object({
-    url: Type.String({ pattern: "^https?://" }),
-    integrity: Type.String({ pattern: "^sha256-[A-Za-z0-9+/]+={0,2}$" }),
-    permissions: Type.Optional(Type.Object({
-      read: Type.Optional(STRINGS),
-      write: Type.Optional(STRINGS),
-      net: Type.Optional(STRINGS),
-      env: Type.Optional(STRINGS),
-      run: Type.Optional(STRINGS),
-    }, { additionalProperties: false })),
-  }, { additionalProperties: false }),
-]);
+export { AGENT_SCHEMA, MODE_SCHEMA, PLUGIN_ENTRY_SCHEMA } from "./entry_schemas.ts";
+export type { KeySpec } from "./key_spec.ts";
 
 /** Every configuration key, dotted, in the order docs/config.md lists them. */
 export const CONFIG_KEYS = {
@@ -427,33 +362,8 @@ export const CONFIG_KEYS = {
     [],
     "Absolute folders (and everything beneath) whose .replio/ settings load; global config only, set with `replio trust`",
   ),
-  // Off by default: a model that takes no images fails the whole request that carries one.
-  mcp_images: key(
-    Type.Boolean(),
-    false,
-    "Send images in MCP tool results to the model as image parts (needs a model that takes images); off describes them in one line",
-  ),
-  mcp_startup_wait: key(
-    Type.Number({ minimum: 0 }),
-    1,
-    "Seconds a command waits for MCP servers to start; slower ones add their tools when ready",
-  ),
-  mcp_connect_timeout: key(
-    Type.Number({ exclusiveMinimum: 0 }),
-    10,
-    "Seconds an MCP server may take to start, answer initialize and list its tools before it counts as failed",
-  ),
-  mcp_restart_backoff: key(
-    Type.Number({ exclusiveMinimum: 0 }),
-    1,
-    "Seconds before replio restarts an MCP server whose restart failed; doubled after each further failure, up to a minute",
-  ),
-  // Well inside the 10 s request timeout of MCP Inspector and others that reset it on progress.
-  mcp_progress_interval: key(
-    Type.Number({ minimum: 0.1 }),
-    2,
-    "Seconds between the progress notifications `replio mcp` sends while a call runs; keep it well under the client's request timeout",
-  ),
+  // MCP servers: start-up, restarts, progress, images (mcp_keys.ts)
+  ...MCP_KEYS,
 } as const;
 
 /** A dotted configuration key. */
