@@ -208,7 +208,7 @@ function drawLine(runs: Run[], top: number): string {
     const x = (PADDING + column * CELL_WIDTH).toFixed(1);
     if (bg) {
       boxes.push(
-        `<rect x="${x}" y="${(top + 2).toFixed(1)}" width="${(cells * CELL_WIDTH).toFixed(1)}" ` +
+        `<rect x="${x}" y="${top.toFixed(1)}" width="${(cells * CELL_WIDTH).toFixed(1)}" ` +
           `height="${LINE_HEIGHT.toFixed(1)}" fill="${bg}"/>`,
       );
     }

@@ -62,6 +62,9 @@ export async function makeScreenshot(out: string): Promise<string> {
   await repl.waitFor("The test passes", "the second answer");
   await repl.waitForPrompt();
   const capture = (await repl.screen(true)).replaceAll(wt.path, SHOWN_WORKTREE);
+  // Quit before the worktree goes: replio writes its history and session up to its exit.
+  await repl.enter("/exit");
+  await repl.waitForExit();
   await Deno.writeTextFile(out, ansiToSvg(capture, { columns: COLUMNS, title: "replio" }));
   return capture;
 }
