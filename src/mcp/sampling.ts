@@ -54,7 +54,7 @@ export async function sampleForServer(
   }
   const model = scope.ctx.model;
   const refusal = !model
-    ? "this command runs no model (replio tool and replio mcp have none)"
+    ? "no model runs this call (replio tool, /tool and replio mcp call tools without one)"
     : await permissionRefusal(params, scope, options);
   if (refusal !== null) {
     scope.notes.push(
