@@ -200,6 +200,15 @@ Deno.test("replio mcp at its default heartbeat keeps a 10 s client timeout alive
   assert.ok(intervalSeconds <= 3, `the default heartbeat is ${intervalSeconds} s`);
   await using wt = await mcpWorktree({});
   await using client = await sdkClient(wt, ["--yes"]);
+  // A first call loads what run_command needs, so the trial's first heartbeat waits for the
+  // command only, not for replio's start-up work on a busy machine.
+  assert.deepEqual(
+    (await client.callTool({
+      name: "run_command",
+      arguments: { command: "echo ready" },
+    })).content,
+    [{ type: "text", text: "exit 0\nready" }],
+  );
   const release = join(wt.path, "release");
   // Heartbeats come at most once per interval, so this many span at least 13 s: the command
   // stays silent that long, however fast the machine, and ends only when the test lets it.

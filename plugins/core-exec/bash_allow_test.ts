@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { runProcess } from "../../src/plugins/api.ts";
 import type { PermissionRecord } from "../../src/tools/mod.ts";
 import { invokeInWorktree, type TempWorktree, tempWorktree } from "../../tests/support/worktree.ts";
+import { HANG_MS } from "../../tests/support/deadline.ts";
 import { checkBashAllow } from "./bash_allow.ts";
 
 const PREFIXES = ["echo", "ls", "git status", "cat"];
@@ -201,7 +202,7 @@ for (const { command, dead } of ATTEMPTS) {
     if (!dead) {
       // The attempt is real: bash on its own creates the marker.
       await using wt = await bypassWorktree(command);
-      await runProcess({ command, cwd: wt.path, timeoutMs: 10_000 });
+      await runProcess({ command, cwd: wt.path, timeoutMs: HANG_MS });
       assert.equal(await hasMarker(wt), true);
     }
   });

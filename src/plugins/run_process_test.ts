@@ -9,6 +9,7 @@ import {
   TAIL_LINES,
 } from "./run_process.ts";
 import { isRunning, processesMatching } from "../../tests/support/process_state.ts";
+import { HANG_MS } from "../../tests/support/deadline.ts";
 
 /** A temp dir removed on dispose. */
 async function tempDir(): Promise<AsyncDisposable & { path: string }> {
@@ -37,11 +38,11 @@ Deno.test("runProcess reports the exit code and merges stdout and stderr in orde
   const result = await runProcess({
     command: "echo one; echo two >&2; echo three; exit 3",
     cwd: dir.path,
-    timeoutMs: 10_000,
+    timeoutMs: HANG_MS,
   });
   assert.deepEqual(
     { ...result, durationMs: 0 },
-    { ...ENDED, exitCode: 3, output: "one\ntwo\nthree", durationMs: 0, timeoutMs: 10_000 },
+    { ...ENDED, exitCode: 3, output: "one\ntwo\nthree", durationMs: 0, timeoutMs: HANG_MS },
   );
 });
 
@@ -50,7 +51,7 @@ Deno.test("runProcess runs in cwd with stdin closed and env added", async () => 
   const result = await runProcess({
     command: 'pwd; cat; echo "[$REPLIO_PROBE]"',
     cwd: dir.path,
-    timeoutMs: 10_000,
+    timeoutMs: HANG_MS,
     env: { REPLIO_PROBE: "seen" },
   });
   assert.equal(result.output, `${dir.path}\n[seen]`);
@@ -59,7 +60,7 @@ Deno.test("runProcess runs in cwd with stdin closed and env added", async () => 
 
 Deno.test("runProcess reports the signal that ended the command", async () => {
   await using dir = await tempDir();
-  const result = await runProcess({ command: "kill -9 $$", cwd: dir.path, timeoutMs: 10_000 });
+  const result = await runProcess({ command: "kill -9 $$", cwd: dir.path, timeoutMs: HANG_MS });
   assert.equal(result.exitCode, null);
   assert.equal(result.signal, "SIGKILL");
   assert.equal(formatProcessResult(result), "killed by SIGKILL");
@@ -140,7 +141,7 @@ Deno.test("runProcess does not start when the signal is already aborted", async 
   const result = await runProcess({
     command: "touch marker",
     cwd: dir.path,
-    timeoutMs: 10_000,
+    timeoutMs: HANG_MS,
     signal: controller.signal,
   });
   assert.equal(result.cancelled, true);
@@ -162,7 +163,7 @@ Deno.test("runProcess returns when a background job keeps the output open", asyn
 
 Deno.test("runProcess keeps head and tail of long output with the exact count omitted", async () => {
   await using dir = await tempDir();
-  const result = await runProcess({ command: "seq 1 1000", cwd: dir.path, timeoutMs: 10_000 });
+  const result = await runProcess({ command: "seq 1 1000", cwd: dir.path, timeoutMs: HANG_MS });
   const lines = (from: number, to: number) =>
     Array.from({ length: to - from + 1 }, (_, i) => String(from + i));
   const expected = [
@@ -197,7 +198,7 @@ Deno.test("keepHeadTail cuts long lines and keeps what follows a carriage return
 Deno.test("runProcess names a missing cwd", async () => {
   await using dir = await tempDir();
   const cwd = join(dir.path, "nope");
-  await assert.rejects(runProcess({ command: "true", cwd, timeoutMs: 10_000 }), {
+  await assert.rejects(runProcess({ command: "true", cwd, timeoutMs: HANG_MS }), {
     name: "NotFound",
     message: `Cannot run in "${cwd}": no such directory: pass an existing directory`,
   });
@@ -208,7 +209,7 @@ Deno.test({
   permissions: { read: true, write: true, run: ["bash"] },
   async fn() {
     await using dir = await tempDir();
-    await assert.rejects(runProcess({ command: "true", cwd: dir.path, timeoutMs: 10_000 }), {
+    await assert.rejects(runProcess({ command: "true", cwd: dir.path, timeoutMs: HANG_MS }), {
       name: "NotCapable",
       message: 'Cannot run commands: replio may not run "setsid", which puts each command in ' +
         "its own process group: restart it with --allow-run (or add setsid and bash to its list)",

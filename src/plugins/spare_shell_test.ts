@@ -5,7 +5,7 @@ import { runProcess, type RunProcessOptions } from "./run_process.ts";
 import { bwrapUsable, planSandbox } from "./sandbox_bwrap.ts";
 import { keepSpareShells, SPARE_SCRIPT, waitingSparePid } from "./spare_shell.ts";
 import { isRunning, processesMatching } from "../../tests/support/process_state.ts";
-import { waitUntil, withDeadline } from "../../tests/support/deadline.ts";
+import { HANG_MS, waitUntil, withDeadline } from "../../tests/support/deadline.ts";
 
 const noBwrap = !bwrapUsable();
 
@@ -26,8 +26,9 @@ function until(what: string, check: () => Promise<boolean>): Promise<void> {
   return waitUntil(check, `until ${what}`);
 }
 
+/** Runs a command that ends by itself: its timeout is one only a hang reaches. */
 const run = (options: Omit<RunProcessOptions, "timeoutMs">) =>
-  runProcess({ timeoutMs: 10_000, ...options });
+  runProcess({ timeoutMs: HANG_MS, ...options });
 
 Deno.test("a command after another runs in the spare started for it, as a fresh shell would", async () => {
   await using dir = await tempDir();
@@ -123,7 +124,9 @@ Deno.test("the spare ends when its holder lets go", async () => {
   assert.equal(await isRunning(spare), false);
   // Without a holder, no spare is started.
   await run({ cwd: dir.path, command: "true" });
-  await new Promise((resolve) => setTimeout(resolve, 50));
+  // A spare would be started by a timer set when the command ended, so before this one: had
+  // one been started, it would be by the time this one fires, however busy the machine.
+  await new Promise((resolve) => setTimeout(resolve, 0));
   assert.equal(waitingSparePid(), undefined);
 });
 
@@ -160,7 +163,7 @@ import { planSandbox } from "${join(here, "sandbox_bwrap.ts")}";
 import { keepSpareShells, waitingSparePid } from "${join(here, "spare_shell.ts")}";
 const config = Config.defaults().with({ "sandbox.mode": "${mode}" });
 await using _s = keepSpareShells();
-const options = { cwd: "${dir.path}", command: "true", timeoutMs: 10000, config };
+const options = { cwd: "${dir.path}", command: "true", timeoutMs: ${HANG_MS}, config };
 await runProcess({ ...options, sandbox: planSandbox(config, "${dir.path}") });
 while (waitingSparePid() === undefined) await new Promise((r) => setTimeout(r, 10));
 console.log(waitingSparePid());
