@@ -130,10 +130,12 @@ export class Agent {
     let lastUsage: Usage | null = null;
     const resumed = resume ? await this.#runCalls(resume.calls, ctx, sink, result, resume) : "done";
     if (resumed !== "done") status = resumed;
+    // One object for the turn: the provider keeps each message's wire form by object (issue 26).
+    const systemMessage: ChatMessage = { role: "system", content: system };
     while (resumed === "done" && result.rounds < maxRounds) {
       result.rounds++;
       const reply = await this.#streamRound(
-        [{ role: "system", content: system }, ...this.#history],
+        [systemMessage, ...this.#history],
         tools,
         signal,
         sink,

@@ -56,15 +56,28 @@ export function toWireMessage(message: ChatMessage): Record<string, unknown> {
  * ```
  */
 export function toWireMessages(messages: readonly ChatMessage[]): Record<string, unknown>[] {
-  const wire: Record<string, unknown>[] = [];
+  return wireEntries(messages).map((entry) =>
+    "message" in entry ? toWireMessage(entry.message) : entry.wire
+  );
+}
+
+/** One message of a request: a history message (sent by {@link toWireMessage}) or one made for it. */
+export type WireEntry = { message: ChatMessage } | { wire: Record<string, unknown> };
+
+/**
+ * The request's messages in order, as {@link toWireMessages} sends them, without converting the
+ * history's own: a caller may keep each one's wire form (the request body does).
+ */
+export function wireEntries(messages: readonly ChatMessage[]): WireEntry[] {
+  const entries: WireEntry[] = [];
   let parts: Record<string, unknown>[] = [];
   const flush = () => {
-    if (parts.length) wire.push({ role: "user", content: parts });
+    if (parts.length) entries.push({ wire: { role: "user", content: parts } });
     parts = [];
   };
   for (const message of messages) {
     if (message.role !== "tool") flush();
-    wire.push(toWireMessage(message));
+    entries.push({ message });
     if (message.role === "tool" && message.images?.length) {
       parts.push(
         {
@@ -80,7 +93,7 @@ export function toWireMessages(messages: readonly ChatMessage[]): Record<string,
     }
   }
   flush();
-  return wire;
+  return entries;
 }
 
 /** One tool as sent: its name, description and parameters, nothing a registry added. */

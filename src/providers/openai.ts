@@ -22,7 +22,8 @@ import {
 } from "./_failures.ts";
 import { readChatStream, readCompletion } from "./_read_reply.ts";
 import { type Progress, type RetryPolicy, withRetries } from "./_with_retries.ts";
-import { toWireMessages, toWireTool } from "./_wire_format.ts";
+import { RequestBodies } from "./_request_body.ts";
+import { toWireTool } from "./_wire_format.ts";
 import { listModels, ModelListError, modelNotFoundFix } from "./list_models.ts";
 import { ProviderError, type ProviderErrorCode } from "./provider_error.ts";
 import type { ChatMessage, ChatRequest, Provider, ProviderEvent } from "./types.ts";
@@ -60,6 +61,8 @@ class OpenAIProvider implements Provider {
   readonly #baseUrl: string;
   readonly #apiKey: string;
   #generatedIds = 0;
+  /** Keeps each history message's wire bytes: the history is sent again with every request. */
+  readonly #bodies = new RequestBodies();
 
   constructor(options: OpenAIProviderOptions) {
     this.model = options.model;
@@ -120,8 +123,8 @@ class OpenAIProvider implements Provider {
     const signal = AbortSignal.any([request.signal, watchdog.signal]);
     let isAnswering = false;
     try {
-      const response = await this.#post({
-        ...this.#settings(request.messages, request.tools),
+      const response = await this.#post(request.messages, {
+        ...this.#settings(request.tools),
         stream: true,
         stream_options: { include_usage: true },
       }, signal);
@@ -148,7 +151,7 @@ class OpenAIProvider implements Provider {
     let text: string;
     let contentType: string | null;
     try {
-      const response = await this.#post({ ...this.#settings(messages, []), stream: false }, signal);
+      const response = await this.#post(messages, { ...this.#settings([]), stream: false }, signal);
       contentType = response.headers.get("content-type");
       text = await response.text();
     } catch (error) {
@@ -162,7 +165,11 @@ class OpenAIProvider implements Provider {
    * POSTs one chat completions request. A non-2xx status becomes a classified failure with the
    * server's own message; retries are the caller's (they honour max_retries and Retry-After).
    */
-  async #post(body: Record<string, unknown>, signal: AbortSignal): Promise<Response> {
+  async #post(
+    messages: readonly ChatMessage[],
+    body: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<Response> {
     const response = await fetch(`${this.#baseUrl.replace(/\/+$/, "")}/chat/completions`, {
       method: "POST",
       headers: {
@@ -170,7 +177,7 @@ class OpenAIProvider implements Provider {
         accept: body.stream ? "text/event-stream" : "application/json",
         ...(this.#apiKey ? { authorization: `Bearer ${this.#apiKey}` } : {}),
       },
-      body: JSON.stringify(body),
+      body: this.#bodies.build(messages, body),
       signal,
     });
     if (response.ok) return response;
@@ -189,13 +196,12 @@ class OpenAIProvider implements Provider {
   }
 
   /** The request fields every call shares, from the config. */
-  #settings(messages: ChatMessage[], tools: ToolSchema[]) {
+  #settings(tools: ToolSchema[]) {
     const temperature = this.#config.get("temperature");
     const maxTokens = this.#config.get("max_tokens");
     const reasoning = this.#config.get("reasoning");
     return {
       model: this.model,
-      messages: toWireMessages(messages),
       ...(tools.length > 0 ? { tools: tools.map(toWireTool) } : {}),
       ...(temperature === null ? {} : { temperature }),
       ...(maxTokens > 0 ? { max_tokens: maxTokens } : {}),
