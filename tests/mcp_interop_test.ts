@@ -17,11 +17,15 @@ import {
   untilListed,
 } from "./support/mcp_interop.ts";
 import { processesMatching } from "./support/process_state.ts";
+import { HANG_MS } from "./support/deadline.ts";
 
 Deno.test("server-everything, configured as docs/mcp.md shows: a result that reads Error: but is no error succeeds", async () => {
   await cached();
   const { everything } = await documentedServers();
-  await using wt = await mcpWorktree({ mcp_servers: { everything }, mcp_startup_wait: 30 });
+  await using wt = await mcpWorktree({
+    mcp_servers: { everything },
+    mcp_startup_wait: HANG_MS / 1000,
+  });
   const annotated = await wt.replio(
     "tool",
     "mcp__everything__get-annotated-message",
@@ -73,7 +77,7 @@ Deno.test("server-everything's task-only tool runs as an MCP task through replio
 Deno.test("server-filesystem, configured as docs/mcp.md shows, lists a directory through replio tool", async () => {
   await cached();
   const { files } = await documentedServers();
-  await using wt = await mcpWorktree({ mcp_servers: { files }, mcp_startup_wait: 30 }, {
+  await using wt = await mcpWorktree({ mcp_servers: { files }, mcp_startup_wait: HANG_MS / 1000 }, {
     "notes.txt": "hi\n",
   });
   const listed = await wt.replio("tool", "mcp__files__list_directory", '{"path":"."}', "--yes");
@@ -92,7 +96,7 @@ Deno.test("server-filesystem, configured as docs/mcp.md shows, lists a directory
 Deno.test("a crashed MCP server is named with its exit code and restarted on the next call", async () => {
   await using wt = await mcpWorktree({
     mcp_servers: { mid: echoServer("--with-crash") },
-    mcp_startup_wait: 30,
+    mcp_startup_wait: HANG_MS / 1000,
     tool_permission: { mcp: "allow" },
   });
   await using client = await sdkClient(wt, []);
@@ -126,8 +130,9 @@ Deno.test("a hanging MCP server delays no command: replio tools shows it connect
   const stuck = JSON.parse(tools.stdout).mcp_servers.find((s: { name: string }) =>
     s.name === "stuck"
   );
-  // Still connecting: replio tools did not wait out the server's connect timeout (10 s), after
-  // which it would read "failed". No clock is read: a busy machine makes this slower, not red.
+  // Still connecting: replio tools did not wait out the server's connect timeout (a minute, from
+  // mcpWorktree), after which it would read "failed". No clock is read: a busy machine makes
+  // this slower, not red.
   assert.deepEqual(stuck, { name: "stuck", state: "connecting", tools: 0 });
 
   // replio tool waits for its own tool's server only, never for the hanging one: had it waited
@@ -183,6 +188,7 @@ Deno.test("a crashed MCP server whose restart fails says why and backs off befor
       // The call right after the failed restart must come within the backoff: ten minutes is
       // more than any busy machine takes between two calls, the default second is not.
       mcp_restart_backoff: 600,
+      mcp_connect_timeout: HANG_MS / 1000,
     }),
   );
   await using client = await sdkClient(wt, []);

@@ -94,8 +94,10 @@ Deno.test("replio tools ends an MCP server that ignores SIGTERM, and its child, 
       mcp_servers: {
         stubborn: { command: Deno.execPath(), args: ["run", "-A", STUBBORN_SERVER, "."] },
       },
-      // Waits until the server is up: its pids are written by then.
+      // Waits until the server is up: its pids are written by then. It may start as slowly as a
+      // busy machine makes it (the default connect timeout is 10 s).
       mcp_startup_wait: 60,
+      mcp_connect_timeout: 60,
     }),
   });
   const listed = await runReplio(["tools", "--json", "--trust"], { cwd: wt.path });

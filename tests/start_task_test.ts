@@ -81,7 +81,9 @@ Deno.test("deno task start's flags: an MCP server's tool runs (the MCP SDK loads
   await using wt = await tempWorktree({
     ".replio/config.yaml": JSON.stringify({
       mcp_servers: { echo: { command: Deno.execPath(), args: ["run", "-A", echo] } },
-      mcp_startup_wait: 30,
+      // Waited for as long as only a hang takes: a busy machine starts a server slowly.
+      mcp_startup_wait: 60,
+      mcp_connect_timeout: 60,
       tool_permission: { mcp: "allow" },
     }),
   });

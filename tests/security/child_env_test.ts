@@ -89,7 +89,7 @@ Deno.test("an MCP server started over stdio sees no secret, its plain variables 
       `    env:\n      SERVER_TOKEN: configured-for-the-server\n` +
       // replio tools waits this long for servers to start, then lists without the slow ones: the
       // default second is too short for a busy machine, a minute only a hang outlasts.
-      "mcp_startup_wait: 60\n",
+      "mcp_startup_wait: 60\nmcp_connect_timeout: 60\n",
   );
   const tools = await replioIn(wt.path, "tools", "--json");
   assert.match(tools, /mcp__envdump__echo/);

@@ -234,7 +234,9 @@ function mcpToolEntry(mode: string | undefined): EntryPoint {
       await writeGlobalConfig(
         wt,
         `mcp_servers:\n  t:\n    command: ${JSON.stringify(Deno.execPath())}\n    args: ` +
-          `[run, -A, ${JSON.stringify(MCP_SERVER)}]\nmcp_startup_wait: 60\n`,
+          `[run, -A, ${JSON.stringify(MCP_SERVER)}]\nmcp_startup_wait: 60\n` +
+          // A busy machine may take longer than the default 10 s to start the server.
+          "mcp_connect_timeout: 60\n",
       );
       const names = { touch: "mcp__t__touch", write: "mcp__t__write" };
       // The case's own mode wins (plan); otherwise this entry's.

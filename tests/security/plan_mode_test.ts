@@ -38,6 +38,8 @@ async function planWorktree(config: Record<string, unknown> = {}) {
       mcp_servers: { inner: { command: Deno.execPath(), args: ["run", "-A", FILE_SERVER] } },
       tool_permission: { mcp: "allow" },
       mcp_startup_wait: 60,
+      // The server may start as slowly as a busy machine makes it (the default allows 10 s).
+      mcp_connect_timeout: 60,
       ...config,
     }),
   });

@@ -10,6 +10,7 @@ import { parse as parseYaml } from "yaml";
 import { loadMcpSdk } from "../../src/mcp/mod.ts";
 import { MAIN, runReplio } from "./replio_process.ts";
 import { tempWorktree } from "./worktree.ts";
+import { HANG_MS } from "./deadline.ts";
 
 /** tests/support/mcp_echo_server.ts. */
 export const ECHO_SERVER = new URL("./mcp_echo_server.ts", import.meta.url).pathname;
@@ -58,13 +59,16 @@ export async function cached(): Promise<void> {
 
 /**
  * A worktree whose local config is `config`, with its own global config folder, in which the user
- * trusts the worktree (an untrusted folder's mcp_servers never start).
+ * trusts the worktree (an untrusted folder's mcp_servers never start). Servers may take as long to
+ * start as only a hang takes (`mcp_connect_timeout`, unless `config` sets it): the default 10 s
+ * is not enough for an npm server's start on a busy machine.
  */
 export async function mcpWorktree(
   config: Record<string, unknown>,
   files: Record<string, string> = {},
 ) {
-  const wt = await tempWorktree({ ".replio/config.yaml": JSON.stringify(config), ...files });
+  const local = { mcp_connect_timeout: HANG_MS / 1000, ...config };
+  const wt = await tempWorktree({ ".replio/config.yaml": JSON.stringify(local), ...files });
   await wt.write(".xdg/replio/config.yaml", JSON.stringify({ trusted_folders: [wt.path] }));
   const env = {
     HOME: Deno.env.get("HOME") ?? "",
