@@ -77,6 +77,10 @@ Deno.test("mcp_servers registers each server tool as mcp__<server>__<tool> behin
         echo: { command: Deno.execPath(), args: ["run", "-A", ECHO_SERVER] },
         missing: { command: "replio-no-such-mcp-server" },
       },
+      // replio tools lists the servers that started within mcp_startup_wait (default 1 s): a
+      // busy machine takes longer to start the echo server, never a minute.
+      mcp_startup_wait: 60,
+      mcp_connect_timeout: 60,
     }),
   });
 

@@ -307,12 +307,14 @@ Deno.test({
     await using wt = await gitWorktree();
     const servers = { echo: { command: Deno.execPath(), args: ["run", "-A", ECHO_SERVER] } };
     const call = ["tool", "mcp__echo__echo", '{"text":"hi"}', "--yes", "--json"];
-    await wt.write(".replio/config.yaml", JSON.stringify({ mcp_servers: servers }));
+    // The server may start as slowly as a busy machine makes it (the default allows 10 s).
+    const slowStart = { mcp_connect_timeout: 60 };
+    await wt.write(".replio/config.yaml", JSON.stringify({ mcp_servers: servers, ...slowStart }));
     const plain = JSON.parse((await runReplio([...call, "--trust"], { cwd: wt.path })).stdout);
     assert.equal(plain.isolation, "none");
     await wt.write(
       ".replio/config.yaml",
-      JSON.stringify({ mcp_servers: servers, sandbox: { mcp: true } }),
+      JSON.stringify({ mcp_servers: servers, sandbox: { mcp: true }, ...slowStart }),
     );
     const boxed = JSON.parse((await runReplio([...call, "--trust"], { cwd: wt.path })).stdout);
     assert.equal(boxed.is_error, false, boxed.output);
