@@ -119,7 +119,7 @@ Deno.test("park, deny with a reason, resume: the model gets the reason, the comm
 Deno.test("a resume killed while the approved command runs never runs it again", async () => {
   await using wt = await tempWorktree({ "a.txt": "hello\n" });
   // A sleep no other process runs, so ending it cannot end another test's command.
-  const sleep = `sleep 30.${Math.floor(Math.random() * 1e9)}`;
+  const sleep = `sleep 300.${Math.floor(Math.random() * 1e9)}`;
   await using mock = startMockModel([
     {
       toolCalls: [{ name: "run_command", arguments: { command: `echo x >> runs.txt; ${sleep}` } }],

@@ -247,7 +247,8 @@ Deno.test("repl without a terminal prints a page of a kept output and the comman
 });
 
 Deno.test("repl Ctrl-C during a running tool kills its process group and cancels the turn", async () => {
-  const marker = `sleep 37.${Math.floor(Math.random() * 1e6)}`;
+  // Far longer than any wait here: only the Ctrl-C may end it.
+  const marker = `sleep 370.${Math.floor(Math.random() * 1e6)}`;
   await using env = await setup([
     { toolCalls: [{ name: "run_command", arguments: { command: `${marker}; touch too_late` } }] },
     { text: "Ready again." },
