@@ -195,7 +195,7 @@ Deno.test("delegate: cancelling the parent cancels the running sub-agent", async
   const result = await turn;
   assert.equal(result.status, "cancelled");
   assert.match(result.tool_calls[0]!.output, /cancelled/);
-  assert.equal(await mock.exchanges[1]!.ended, "client_closed");
+  assert.equal(await mock.waitForEnd(1), "client_closed");
   const link = (await loadSession(wt.path, t.session.id)).records.find((r) =>
     r.type === "subagent"
   );

@@ -284,7 +284,7 @@ Deno.test("replio serve cancels a streamed turn when the client disconnects and 
   client.abort();
   await response.body!.cancel().catch(() => {});
   // The model stream was dropped by the server because the client left, not by a shutdown.
-  assert.equal(await (await mock.waitForExchange(0)).ended, "client_closed");
+  assert.equal(await mock.waitForEnd(0), "client_closed");
 
   const ended = await served.stop();
   assert.equal(ended.code, 0, ended.stderr);
@@ -327,7 +327,7 @@ Deno.test("replio serve refuses a second turn in a busy session with 409 and run
   // A JSON client that hangs up cancels its turn too.
   client.abort();
   assert.ok((await first) instanceof Error);
-  assert.equal(await (await mock.waitForExchange(0)).ended, "client_closed");
+  assert.equal(await mock.waitForEnd(0), "client_closed");
   assert.equal((await served.stop("SIGINT")).code, 0);
   const loaded = await loadSession(wt.path, "ses_busy");
   assert.equal((loaded.records.at(-1) as { status?: string }).status, "cancelled");

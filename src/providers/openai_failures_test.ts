@@ -161,7 +161,7 @@ Deno.test("OpenAIProvider.chat times out a stream gone silent, naming the settin
     async (timeout) => {
       await using mock = startMockModel([{ text: "abcdefgh", fault: "hang" }]);
       const events = await collectEvents(providerFor(mock, { stream_idle_timeout: timeout }));
-      return { error: errorOf(events), ended: await mock.exchanges[0]?.ended };
+      return { error: errorOf(events), ended: await mock.waitForEnd(0) };
     },
     ({ error }) => error.message.includes(": no answer within "),
   );
@@ -192,7 +192,7 @@ Deno.test("OpenAIProvider.chat ends with done cancelled and closes the stream on
     type: "done",
     reason: "cancelled",
   }]);
-  assert.equal(await mock.exchanges[0]?.ended, "client_closed");
+  assert.equal(await mock.waitForEnd(0), "client_closed");
 });
 
 Deno.test("OpenAIProvider.chat stops waiting to retry when aborted", async () => {
@@ -203,7 +203,7 @@ Deno.test("OpenAIProvider.chat stops waiting to retry when aborted", async () =>
   const done = (async () => {
     for await (const event of stream) events.push(event);
   })();
-  await (await mock.waitForExchange(0)).ended;
+  await mock.waitForEnd(0);
   controller.abort();
   await done;
   assert.deepEqual(events, [{ type: "done", reason: "cancelled" }]);
@@ -249,17 +249,17 @@ Deno.test("OpenAIProvider.complete times out a server that never answers", async
     providerFor(mock, { stream_idle_timeout: 0.3 }).complete(HELLO, AbortSignal.any([])),
     { name: "ProviderError", code: "timeout" },
   );
-  assert.equal(await mock.exchanges[0]?.ended, "client_closed");
+  assert.equal(await mock.waitForEnd(0), "client_closed");
 });
 
 Deno.test("OpenAIProvider.complete rejects with the abort reason when cancelled", async () => {
   await using mock = startMockModel([{ fault: "hang" }]);
   const controller = new AbortController();
   const pending = providerFor(mock).complete(HELLO, controller.signal);
-  const exchange = await mock.waitForExchange(0);
+  await mock.waitForExchange(0);
   controller.abort();
   await assert.rejects(pending, { name: "AbortError" });
-  assert.equal(await exchange.ended, "client_closed");
+  assert.equal(await mock.waitForEnd(0), "client_closed");
 });
 
 Deno.test("OpenAIProvider.complete reports a malformed body", async () => {

@@ -180,6 +180,15 @@ export class MockModel implements AsyncDisposable {
     return withDeadline(promise, `request ${index + 1} to the mock model`);
   }
 
+  /**
+   * How the response to request number `index` ended, once it has; rejects, naming it, if the
+   * request has not come or its response has not ended within a minute (a stream left open).
+   */
+  async waitForEnd(index: number): Promise<ResponseEnd> {
+    const exchange = await this.waitForExchange(index);
+    return await withDeadline(exchange.ended, `the end of the response to request ${index + 1}`);
+  }
+
   /** Appends turns to the script. */
   push(...turns: MockTurn[]): void {
     this.#script.push(...turns);

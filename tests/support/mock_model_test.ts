@@ -180,7 +180,7 @@ Deno.test("startMockModel drops a hanging stream when it closes", async () => {
   await assert.rejects(async () => {
     while (!(await reader.read()).done) { /* drain what was sent before the drop */ }
   }, TypeError);
-  assert.equal(await mock.exchanges[0]?.ended, "reset");
+  assert.equal(await mock.waitForEnd(0), "reset");
 });
 
 Deno.test("startMockModel sees the client close a stream", async () => {
@@ -188,7 +188,7 @@ Deno.test("startMockModel sees the client close a stream", async () => {
   const reader = (await post(mock, { stream: true })).body!.getReader();
   await reader.read();
   await reader.cancel();
-  assert.equal(await mock.exchanges[0]?.ended, "client_closed");
+  assert.equal(await mock.waitForEnd(0), "client_closed");
 });
 
 Deno.test("mock_model_server serves a script file from its own process", async () => {
