@@ -93,6 +93,9 @@ function agents(options: Options, home: string): Agent[] {
         DENO_DIR: DENO_DIR!,
         DENO_NO_UPDATE_CHECK: DENO_NO_UPDATE_CHECK!,
       },
+      // list_dir shows 200 entries by default and says how to page; past 1,200 rounds the
+      // script's out/ holds more, and the mock checks that the newest note is named.
+      files: { ".config/replio/config.yaml": "list_dir_max_entries: 0\n" },
     },
     {
       name: "refagent",
