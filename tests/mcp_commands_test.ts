@@ -189,9 +189,20 @@ Deno.test("replio mcp get shows no secret: env and header values with secret nam
     /^replio: the header Authorization holds a secret and is written in .* in plain text: .*--bearer-token-env-var VAR\n$/,
   );
 
+  const keyed = await wt.replio(
+    "mcp",
+    "add",
+    "keyed",
+    "--url",
+    "https://k.example/mcp?api_key=qsecret77",
+  );
+  assert.equal(keyed.code, 0);
   // The control: the secrets are really in the file, so their absence below is the redaction's.
   const file = await Deno.readTextFile(wt.globalFile);
   assert.ok(file.includes("ghp_secret123") && file.includes("abc123secret"));
+  assert.ok(file.includes("qsecret77"));
+  const keyedShown = await wt.replio("mcp", "get", "keyed");
+  assert.match(keyedShown.stdout, /\n {2}url: https:\/\/k\.example\/mcp\?api_key=redacted\n/);
   const gh = await wt.replio("mcp", "get", "gh");
   assert.match(
     gh.stdout,
@@ -207,9 +218,16 @@ Deno.test("replio mcp get shows no secret: env and header values with secret nam
   assert.match(internal.stdout, /\n {2}status: token from INTERNAL_TOKEN\n/);
   const json = await wt.replio("mcp", "get", "internal", "--json");
   assert.deepEqual(JSON.parse(json.stdout).headers, { Authorization: "[redacted]" });
-  const everything = [gh, internal, json, await wt.replio("mcp", "list", "--json")]
+  const everything = [
+    gh,
+    internal,
+    json,
+    keyedShown,
+    await wt.replio("mcp", "list"),
+    await wt.replio("mcp", "list", "--json"),
+  ]
     .map((r) => r.stdout + r.stderr).join("\n");
-  for (const secret of ["ghp_secret123", "abc123secret", token]) {
+  for (const secret of ["ghp_secret123", "abc123secret", "qsecret77", token]) {
     assert.ok(!everything.includes(secret), `${secret} is shown nowhere`);
   }
 });

@@ -19,6 +19,7 @@ import {
   type McpEntry,
   readMcpEntries,
   serversIn,
+  shownUrl,
   statusOf,
   targetOf,
   transportOf,
@@ -260,11 +261,12 @@ function jsonOf(entry: McpEntry, status: string): Record<string, unknown> {
   const redact = (map: Record<string, string> | undefined) =>
     map &&
     Object.fromEntries(Object.entries(map).map(([k, v]) => [k, looksSecret(k) ? "[redacted]" : v]));
-  const { env, headers, ...rest } = entry.server;
+  const { env, headers, url, ...rest } = entry.server;
   return {
     name: entry.name,
     transport: transportOf(entry),
     ...rest,
+    ...(url === undefined ? {} : { url: shownUrl(url) }),
     ...(env ? { env: redact(env) } : {}),
     ...(headers ? { headers: redact(headers) } : {}),
     file: entry.file,

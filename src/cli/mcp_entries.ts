@@ -93,7 +93,9 @@ export function transportOf(entry: McpEntry): "stdio" | "http" {
 /** The command line or the URL, as one line. */
 export function targetOf(entry: McpEntry): string {
   const { command, args, url } = entry.server;
-  return url ?? [command ?? "", ...(args ?? [])].map(quoteWord).join(" ");
+  return url !== undefined
+    ? shownUrl(url)
+    : [command ?? "", ...(args ?? [])].map(quoteWord).join(" ");
 }
 
 /**
@@ -125,6 +127,34 @@ export function shownValue(name: string, value: string): string {
   return SECRET_NAME.test(name) ? "[redacted]" : value;
 }
 
+/**
+ * A URL with its password and the values of secret-looking query parameters redacted.
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * assert.equal(
+ *   shownUrl("https://mcp.example/mcp?api_key=abc&team=x"),
+ *   "https://mcp.example/mcp?api_key=redacted&team=x",
+ * );
+ * assert.equal(shownUrl("https://mcp.example/mcp"), "https://mcp.example/mcp");
+ * ```
+ */
+export function shownUrl(url: string): string {
+  const parsed = new URL(url);
+  let isRedacted = false;
+  if (parsed.password) {
+    parsed.password = "redacted";
+    isRedacted = true;
+  }
+  for (const name of [...parsed.searchParams.keys()]) {
+    if (!looksSecret(name)) continue;
+    parsed.searchParams.set(name, "redacted");
+    isRedacted = true;
+  }
+  // Unchanged URLs are shown as written, not as the URL parser normalises them.
+  return isRedacted ? parsed.href : url;
+}
+
 /** Whether a name looks like it holds a secret. */
 export function looksSecret(name: string): boolean {
   return SECRET_NAME.test(name);
@@ -142,7 +172,7 @@ export function describeEntry(entry: McpEntry, status: string): string[] {
     ...(args?.length ? [`  args: ${args.map(quoteWord).join(" ")}`] : []),
     ...(env && Object.keys(env).length ? [`  env: ${pairs(env)}`] : []),
     ...(cwd === undefined ? [] : [`  cwd: ${cwd}`]),
-    ...(url === undefined ? [] : [`  url: ${url}`]),
+    ...(url === undefined ? [] : [`  url: ${shownUrl(url)}`]),
     ...(headers && Object.keys(headers).length ? [`  headers: ${pairs(headers)}`] : []),
     ...(tokenVar === undefined ? [] : [`  bearer_token_env_var: ${tokenVar}`]),
     `  file: ${entry.file} (${entry.scope})`,
