@@ -3,11 +3,12 @@
  * module on use and set `program.exitCode`.
  * @module
  */
-import { Argument, Command, InvalidArgumentError, Option } from "commander";
+import { Command, InvalidArgumentError, Option } from "commander";
 import { VERSION } from "../version.ts";
-import { UsageError } from "./errors.ts";
-import { rejectCommandTypo, subcommandNames, unknownCommandError } from "./command_typo.ts";
+import { rejectCommandTypo, subcommandNames } from "./command_typo.ts";
+import { addMetaCommands } from "./meta_commands.ts";
 import { addMcpConfigCommands } from "./mcp_config_commands.ts";
+import { passRootOptions } from "./root_options.ts";
 import { positiveInt, RUN_OPTIONS } from "./run_options.ts";
 
 const EXAMPLES = `
@@ -35,34 +36,6 @@ function parsePositiveInt(value: string): number {
   const n = positiveInt(value);
   if (n === null) throw new InvalidArgumentError(`expected a positive integer, got "${value}"`);
   return n;
-}
-
-/** Root options a subcommand may take over: `replio --mode plan tools` means `tools --mode plan`. */
-const ROOT_OPTIONS = [
-  { key: "mode", flag: "--mode" },
-  { key: "path", flag: "--path" },
-  { key: "model", flag: "--model" },
-  { key: "baseUrl", flag: "--base-url" },
-  { key: "session", flag: "--session" },
-] as const;
-
-/**
- * Hands root options down to the subcommand, so an unknown mode is checked (exit 2) rather than
- * dropped. A subcommand without the option is a usage error naming where it belongs.
- */
-function passRootOptions(root: Command, action: Command): void {
-  if (action === root) return;
-  for (const { key, flag } of ROOT_OPTIONS) {
-    const value = root.getOptionValue(key) as string | undefined;
-    if (value === undefined) continue;
-    if (!action.options.some((option) => option.long === flag)) {
-      throw new UsageError(
-        `Cannot use ${flag} with "${action.name()}": it takes no ${flag}: ` +
-          `run replio ${action.name()} --help for its options`,
-      );
-    }
-    if (action.getOptionValue(key) === undefined) action.setOptionValue(key, value);
-  }
 }
 
 /** Builds the program; commander's own exits are turned into exceptions (exit 2, not 1). */
@@ -404,61 +377,7 @@ Examples:
       setExitCode(await gcSessions(options));
     });
 
-  program.command("completions")
-    .description("print a shell's Tab completion for replio (bash, zsh or fish)")
-    .addArgument(new Argument("<shell>", "the shell").choices(["bash", "zsh", "fish"]))
-    .addHelpText(
-      "after",
-      `
-Examples:
-  source <(replio completions bash)        this bash session (add it to ~/.bashrc)
-  replio completions zsh > "\${fpath[1]}/_replio"     zsh, from the next shell on
-  replio completions fish > ~/.config/fish/completions/replio.fish`,
-    )
-    .exitOverride()
-    .action(async (shell: string) => {
-      const { printCompletions } = await import("./completions.ts");
-      setExitCode(await printCompletions(shell, program));
-    });
-
-  // The root runs the REPL, so commander would not add `help` itself: `replio help run` is
-  // `replio run --help`, as git and npm have it. An unknown name is an error naming it.
-  program.command("help")
-    .description("show help for a command")
-    .argument("[command...]", "the command, e.g. sessions list")
-    .exitOverride()
-    .action((words: string[]) => {
-      findCommand(program, words).outputHelp();
-    });
-
-  // `replio sessions lst` names the word and the nearest subcommand, as the root does.
-  for (const group of allCommands(program)) {
-    if (!group.commands.length) continue;
-    group.on("command:*", (operands: string[]) => {
-      throw unknownCommandError(operands[0] ?? "", commandPath(group), subcommandNames(group));
-    });
-  }
+  addMetaCommands(program, setExitCode);
 
   return program;
-}
-
-/** The command `words` name below `root` (`["sessions", "list"]`); throws for an unknown one. */
-function findCommand(root: Command, words: readonly string[]): Command {
-  let command = root;
-  for (const [i, word] of words.entries()) {
-    const next = command.commands.find((c) => c.name() === word || c.aliases().includes(word));
-    if (!next) throw unknownCommandError(word, words.slice(0, i), subcommandNames(command));
-    command = next;
-  }
-  return command;
-}
-
-/** Every command below `command`, depth first. */
-function allCommands(command: Command): Command[] {
-  return command.commands.flatMap((c) => [c, ...allCommands(c)]);
-}
-
-/** The names from the root down to `command`, the root's own left out. */
-function commandPath(command: Command): string[] {
-  return command.parent ? [...commandPath(command.parent), command.name()] : [];
 }
