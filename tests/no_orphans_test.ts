@@ -12,7 +12,7 @@
  */
 import assert from "node:assert/strict";
 import { waitUntil, withDeadline } from "./support/deadline.ts";
-import { replioCommand, runReplio } from "./support/replio_process.ts";
+import { MAIN, replioCommand, runReplio } from "./support/replio_process.ts";
 import {
   describeProcess,
   type LiveProcess,
@@ -30,6 +30,9 @@ import {
 import { TmuxRepl } from "./support/tmux_repl.ts";
 
 const DONE = { text: DONE_TEXT };
+
+/** Signal numbers on Linux: a process ended by one exits with 128 plus its number. */
+const SIGNAL_NUMBERS = { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 } as const;
 
 /** A spawned replio's output, read to the end as it comes, so its pipes never fill. */
 interface Watched {
@@ -158,54 +161,118 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
   });
 }
 
-Deno.test("replio mcp leaves no process behind when its client closes stdin mid-command", async () => {
+Deno.test("replio serve leaves no process behind when SIGTERM comes as soon as it says it listens", async () => {
   await using scene = await orphanScene({ script: () => [] });
-  const child = replioCommand(["mcp", "--yes"], {
+  const child = replioCommand(["serve", "--port", "0", ...scene.modelArgs], {
     cwd: scene.wt.path,
     env: scene.env,
-    stdin: "",
   }).spawn();
-  const mcp = watch(child);
-  const writer = child.stdin.getWriter();
-  const send = (message: Record<string, unknown>) =>
-    writer.write(new TextEncoder().encode(JSON.stringify({ jsonrpc: "2.0", ...message }) + "\n"));
-  let nextId = 0;
-  /** Sends a request; settles with its response (null if replio exited first). */
-  const request = async (method: string, params: Record<string, unknown>) => {
-    const id = ++nextId;
-    await send({ id, method, params });
-    return await mcp.until((output) =>
-      output.split("\n").map(parseLine).find((message) => message?.id === id)
-    );
-  };
-  const callTool = (name: string, args: Record<string, unknown>) =>
-    request("tools/call", { name, arguments: args });
-  const initialized = await withDeadline(
-    request("initialize", {
-      protocolVersion: "2025-06-18",
-      capabilities: {},
-      clientInfo: { name: "no-orphans", version: "1" },
-    }),
-    "replio mcp's answer to initialize",
+  const serve = watch(child);
+  const line = await withDeadline(
+    serve.until((output) => /^listening /m.exec(output)?.[0]),
+    "replio serve's listening line",
   );
-  if (!initialized?.result) {
-    assert.fail(`replio mcp did not initialize:\n${JSON.stringify(initialized)}`);
-  }
-  await send({ method: "notifications/initialized" });
-  const quick = await withDeadline(callTool("run_command", { command: "echo quick" }), "echo");
-  assert.deepEqual(quick?.result, {
-    content: [{ type: "text", text: "exit 0\nquick" }],
-    isError: false,
+  // A client that has read the line may stop the server at once: it must stop as asked.
+  child.kill("SIGTERM");
+  const { code, output } = await withDeadline(serve.ended, "replio serve's exit after SIGTERM");
+  assert.deepEqual([line, code], ["listening ", 0], output);
+  await awaitNoneLeft(scene, "replio serve stopped as soon as it listened");
+});
+
+const MCP_ENDINGS = [
+  { how: "its client closes stdin", sandbox: undefined },
+  // What the MCP SDK's client sends a server that has not exited 2 s after its stdin closed.
+  { how: "SIGTERM comes", sandbox: undefined },
+  { how: "SIGTERM comes", sandbox: "off" },
+] as const;
+
+for (const { how, sandbox } of MCP_ENDINGS) {
+  const where = sandbox ? " (sandbox off)" : "";
+  Deno.test(`replio mcp leaves no process behind when ${how} mid-command${where}`, async () => {
+    await using scene = await orphanScene({ script: () => [], ...sandbox ? { sandbox } : {} });
+    const child = replioCommand(["mcp", "--yes"], {
+      cwd: scene.wt.path,
+      env: scene.env,
+      stdin: "",
+    }).spawn();
+    const mcp = watch(child);
+    const writer = child.stdin.getWriter();
+    const send = (message: Record<string, unknown>) =>
+      writer.write(new TextEncoder().encode(JSON.stringify({ jsonrpc: "2.0", ...message }) + "\n"));
+    let nextId = 0;
+    /** Sends a request; settles with its response (null if replio exited first). */
+    const request = async (method: string, params: Record<string, unknown>) => {
+      const id = ++nextId;
+      await send({ id, method, params });
+      return await mcp.until((output) =>
+        output.split("\n").map(parseLine).find((message) => message?.id === id)
+      );
+    };
+    const callTool = (name: string, args: Record<string, unknown>) =>
+      request("tools/call", { name, arguments: args });
+    const initialized = await withDeadline(
+      request("initialize", {
+        protocolVersion: "2025-06-18",
+        capabilities: {},
+        clientInfo: { name: "no-orphans", version: "1" },
+      }),
+      "replio mcp's answer to initialize",
+    );
+    if (!initialized?.result) {
+      assert.fail(`replio mcp did not initialize:\n${JSON.stringify(initialized)}`);
+    }
+    await send({ method: "notifications/initialized" });
+    const quick = await withDeadline(callTool("run_command", { command: "echo quick" }), "echo");
+    assert.deepEqual(quick?.result, {
+      content: [{ type: "text", text: "exit 0\nquick" }],
+      isError: false,
+    });
+    assert.ok((await withDeadline(callTool("greet", {}), "the plugin's answer"))?.result);
+    await awaitStarted(scene, { spare: true });
+    const long = callTool("run_command", { command: scene.longCommand });
+    await awaitStarted(scene, { long: true });
+    if (how === "SIGTERM comes") child.kill("SIGTERM");
+    else await writer.close();
+    const { code, output } = await withDeadline(mcp.ended, `replio mcp's exit after ${how}`);
+    assert.equal(code, how === "SIGTERM comes" ? 128 + SIGNAL_NUMBERS.SIGTERM : 0, output);
+    await long;
+    await writer.close().catch(() => {});
+    await awaitNoneLeft(scene, `replio mcp after ${how}${where}`);
   });
-  assert.ok((await withDeadline(callTool("greet", {}), "the plugin's answer"))?.result);
+}
+
+for (const [frontEnd, signal] of [["run", "SIGINT"], ["tools", "SIGTERM"]] as const) {
+  Deno.test(`replio ${frontEnd} leaves no process behind when ${signal} comes while MCP servers start`, async () => {
+    await using scene = await orphanScene({ script: () => [], slowServer: true });
+    const args = frontEnd === "run" ? ["run", "go", "--yes", ...scene.modelArgs] : ["tools"];
+    const child = replioCommand(args, { cwd: scene.wt.path, env: scene.env }).spawn();
+    const started = watch(child);
+    // The stubborn server is up; replio waits for the slow one, before any front-end's own work.
+    await awaitStarted(scene, {});
+    child.kill(signal);
+    const { code, output } = await withDeadline(started.ended, `replio's exit after ${signal}`);
+    assert.equal(code, 128 + SIGNAL_NUMBERS[signal], output);
+    await awaitNoneLeft(scene, `replio ${frontEnd} stopped by ${signal} at start-up`);
+  });
+}
+
+Deno.test("the REPL leaves no process behind when its terminal hangs up (SIGHUP)", async () => {
+  await using scene = await orphanScene({ script: () => [QUICK_CALLS, DONE] });
+  await using repl = await TmuxRepl.start(scene.wt.path, scene.modelArgs, {
+    noColor: true,
+    env: scene.env,
+  });
+  await repl.enter("go");
+  await repl.waitFor(DONE_TEXT);
+  await repl.waitForPrompt();
   await awaitStarted(scene, { spare: true });
-  const long = callTool("run_command", { command: scene.longCommand });
-  await awaitStarted(scene, { long: true });
-  await writer.close();
-  const { code, output } = await withDeadline(mcp.ended, "replio mcp's exit after stdin closed");
-  assert.equal(code, 0, output);
-  await long;
-  await awaitNoneLeft(scene, "replio mcp with its stdin closed");
+  // What a closed terminal window sends; the process is replio's, found by its mark and argv.
+  const replio = (await markedProcesses({ mark: scene.census.mark }))
+    .filter((p) => p.argv.includes(MAIN));
+  assert.equal(replio.length, 1, replio.map(describeProcess).join("\n"));
+  Deno.kill(replio[0]!.pid, "SIGHUP");
+  await repl.waitForExit();
+  await awaitNoneLeft(scene, "the REPL after SIGHUP");
 });
 
 /** A line of MCP output as a message, or undefined for a partial line or other text. */
@@ -244,23 +311,32 @@ Deno.test("markedProcesses finds a detached process by its mark, and waitForNone
   await waitForNoneMarked({ mark }, "the killed sleep");
 });
 
-Deno.test("replio killed by SIGKILL leaves its MCP server and that server's child behind (control)", async () => {
-  await using scene = await orphanScene({ script: (long) => [QUICK_CALLS, long] });
+Deno.test("replio killed by SIGKILL leaves its MCP server, that server's child and an unsandboxed command behind (control)", async () => {
+  await using scene = await orphanScene({
+    script: (long) => [QUICK_CALLS, long],
+    sandbox: "off",
+  });
   const child = replioCommand(["run", "go", "--yes", ...scene.modelArgs], {
     cwd: scene.wt.path,
     env: scene.env,
   }).spawn();
   const run = watch(child);
   await awaitStarted(scene, { long: true });
-  // SIGKILL leaves replio no exit path: what its exit path ends stays.
+  // SIGKILL leaves replio no exit path: what the exit path would end stays. (A sandboxed command
+  // would not: bubblewrap's --die-with-parent ends it.)
   child.kill("SIGKILL");
   await withDeadline(run.ended, "replio's exit after SIGKILL");
-  const stubborn = "mcp_stubborn_server.ts";
-  // Deadline 0: what is running right after replio's death is reported (and then killed).
+  const expected = [
+    (line: string) => line.includes("mcp_stubborn_server.ts"),
+    (line: string) => line.endsWith(": sleep 600"),
+    (line: string) => line.endsWith(`: ${scene.longCommand}`),
+  ];
+  // Deadline 0: what runs right after replio's death is reported (and then killed).
   await assert.rejects(
     awaitNoneLeft(scene, "replio killed by SIGKILL", { ms: 0 }),
-    (error: Error) =>
-      error.message.split("\n").some((line) => line.includes(stubborn)) &&
-      error.message.split("\n").some((line) => / sleep 600$/.test(line)),
+    (error: Error) => {
+      const lines = error.message.split("\n");
+      return expected.every((isSurvivor) => lines.some(isSurvivor));
+    },
   );
 });

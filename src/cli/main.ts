@@ -24,6 +24,8 @@ export async function main(argv: string[]): Promise<number> {
     const { guardNodeEnv } = await import("./guard_node_env.ts");
     await guardNodeEnv();
     catchStrayErrors();
+    const { exitOnSignals } = await import("./exit_signals.ts");
+    exitOnSignals();
     if (argv[0] === "run") {
       // The common headless command lines skip commander (run_options.ts); the rest, help and
       // mistakes included, go through it below.

@@ -10,6 +10,7 @@ import { EXIT, UsageError } from "./errors.ts";
 import { parsePort, readServeToken } from "./serve_access.ts";
 import { openWorkspace } from "./workspace.ts";
 import { keepSpareShells } from "../plugins/spare_shell.ts";
+import { handleSignals } from "./exit_signals.ts";
 
 /** Options of `replio mcp` and `replio mcp serve`. */
 export interface McpCommandOptions {
@@ -93,15 +94,13 @@ async function serveHttp(
         `pass another --port, or --port 0 for any free one`,
     );
   }
-  const stop = () => void server.shutdown();
-  const signals: Deno.Signal[] = ["SIGINT", "SIGTERM"];
-  for (const name of signals) Deno.addSignalListener(name, stop);
+  const stopOnSignals = handleSignals(["SIGINT", "SIGTERM"], () => void server.shutdown());
   try {
     // Only once the listeners are in place: a client may stop the server as soon as it reads this.
     await Deno.stdout.write(new TextEncoder().encode(`listening ${server.url}/mcp\n`));
     await server.finished;
   } finally {
-    for (const name of signals) Deno.removeSignalListener(name, stop);
+    stopOnSignals[Symbol.dispose]();
   }
 }
 

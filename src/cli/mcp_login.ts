@@ -11,6 +11,7 @@ import { forgetMcpLogins, loginToMcpServer } from "../mcp/mod.ts";
 import { VERSION } from "../version.ts";
 import { EXIT, UsageError } from "./errors.ts";
 import { resolveWorktree } from "./resolve_worktree.ts";
+import { handleSignals } from "./exit_signals.ts";
 
 /** Options of `replio mcp login`. */
 export interface McpLoginCommandOptions {
@@ -32,8 +33,7 @@ export async function runMcpLogin(name: string, options: McpLoginCommandOptions)
   });
   const entry = remoteEntry(name, config);
   const controller = new AbortController();
-  const onSignal = () => controller.abort();
-  Deno.addSignalListener("SIGINT", onSignal);
+  const cancelOnSignal = handleSignals(["SIGINT"], () => controller.abort());
   try {
     const result = await loginToMcpServer({
       server: name,
@@ -64,7 +64,7 @@ export async function runMcpLogin(name: string, options: McpLoginCommandOptions)
     await writeErr(`replio: Cannot log in to MCP server "${name}": ${error.message}\n`);
     return EXIT.failed;
   } finally {
-    Deno.removeSignalListener("SIGINT", onSignal);
+    cancelOnSignal[Symbol.dispose]();
   }
 }
 

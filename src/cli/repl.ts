@@ -16,6 +16,7 @@ import { runConfigCommand } from "./config.ts";
 import { createRootAgent } from "./start_agent.ts";
 import { configFlags, openWorkspace } from "./workspace.ts";
 import { keepSpareShells } from "../plugins/spare_shell.ts";
+import { handleSignals } from "./exit_signals.ts";
 
 /** Options of the bare `replio` command. */
 export interface ReplOptions {
@@ -59,6 +60,9 @@ export async function runRepl(options: ReplOptions): Promise<number> {
   // Reloading keeps this session's trust decision (--trust or "once" included).
   const trust = ws.config.trust.trusted;
   const sessionId = await chooseSession(ws.worktree, options);
+  // From here the line editor answers SIGINT (as Ctrl-C) itself; SIGTERM and SIGHUP still end
+  // replio through its exit path (the REPL's own SIGTERM handler restores the terminal first).
+  using _lineEditorSigint = handleSignals(["SIGINT"], () => {});
   return await startRepl({
     version: VERSION,
     worktree: ws.worktree,

@@ -20,6 +20,7 @@ import { parkedNotice, parkedSession } from "./parked.ts";
 import { createRunSink } from "./run_sink.ts";
 import { openWorkspace } from "./workspace.ts";
 import { keepSpareShells } from "../plugins/spare_shell.ts";
+import { handleSignals } from "./exit_signals.ts";
 
 /** Options of `replio run`. */
 export interface RunOptions {
@@ -107,9 +108,7 @@ export async function runHeadless(promptArg: string, options: RunOptions): Promi
   }
 
   const controller = new AbortController();
-  const cancel = () => controller.abort();
-  const signals: Deno.Signal[] = ["SIGINT", "SIGTERM"];
-  for (const name of signals) Deno.addSignalListener(name, cancel);
+  const cancelOnSignals = handleSignals(["SIGINT", "SIGTERM"], () => controller.abort());
   let result: TurnResult;
   try {
     const agent = createRootAgent(ws, { provider, session, sink, maxRounds: options.maxRounds });
@@ -117,7 +116,7 @@ export async function runHeadless(promptArg: string, options: RunOptions): Promi
       ? await agent.resumeTurn(resumeState(session, resume), controller.signal)
       : await agent.runTurn(prompt, controller.signal);
   } finally {
-    for (const name of signals) Deno.removeSignalListener(name, cancel);
+    cancelOnSignals[Symbol.dispose]();
   }
   const pending = result.status === "parked" ? session.parked().at(-1)?.call : undefined;
   if (options.output === "json") {

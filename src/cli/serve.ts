@@ -16,6 +16,7 @@ import { createRootAgent } from "./start_agent.ts";
 import { toolListing } from "./tools.ts";
 import { openWorkspace } from "./workspace.ts";
 import { keepSpareShells } from "../plugins/spare_shell.ts";
+import { handleSignals } from "./exit_signals.ts";
 
 /** Options of `replio serve`. */
 export interface ServeCommandOptions {
@@ -81,14 +82,14 @@ export async function runServer(options: ServeCommandOptions): Promise<number> {
         `pass another --port, or --port 0 for any free one`,
     );
   }
-  await Deno.stdout.write(new TextEncoder().encode(`listening ${server.url}\n`));
-  const stop = () => void server.shutdown();
-  const signals: Deno.Signal[] = ["SIGINT", "SIGTERM"];
-  for (const name of signals) Deno.addSignalListener(name, stop);
+  const stopOnSignals = handleSignals(["SIGINT", "SIGTERM"], () => void server.shutdown());
   try {
+    // Only now: a client that stops the server as soon as it reads this line would otherwise
+    // kill it before the listeners are in place, and its MCP servers would outlive it.
+    await Deno.stdout.write(new TextEncoder().encode(`listening ${server.url}\n`));
     await server.finished;
   } finally {
-    for (const name of signals) Deno.removeSignalListener(name, stop);
+    stopOnSignals[Symbol.dispose]();
   }
   return EXIT.ok;
 }

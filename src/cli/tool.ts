@@ -13,6 +13,7 @@ import { CollectingSink } from "../ui/collecting_sink.ts";
 import { explainRefusal } from "../ui/refusal_line.ts";
 import { EXIT, UsageError } from "./errors.ts";
 import { openWorkspace } from "./workspace.ts";
+import { handleSignals } from "./exit_signals.ts";
 
 /** Options of `replio tool`. */
 export interface ToolCommandOptions {
@@ -50,8 +51,7 @@ export async function runToolCommand(
   const canonical = found?.tool.name ?? name;
   const permissions: PermissionRecord[] = [];
   const controller = new AbortController();
-  const onSignal = () => controller.abort();
-  Deno.addSignalListener("SIGINT", onSignal);
+  const cancelOnSignal = handleSignals(["SIGINT"], () => controller.abort());
   try {
     const outcome = await invokeTool({
       registry: ws.registry,
@@ -95,7 +95,7 @@ export async function runToolCommand(
     if (outcome.decision === "denied" || outcome.decision === "declined") return EXIT.denied;
     return outcome.isError ? EXIT.failed : EXIT.ok;
   } finally {
-    Deno.removeSignalListener("SIGINT", onSignal);
+    cancelOnSignal[Symbol.dispose]();
   }
 }
 

@@ -8,6 +8,7 @@
 import { Config } from "../config/mod.ts";
 import { childEnv } from "./child_env.ts";
 import { bwrapArgs, type SandboxPlan } from "./sandbox_bwrap.ts";
+import { endAtExit, endGroup } from "./process_group.ts";
 import { startShell } from "./spare_shell.ts";
 
 /** Lines kept from the start of long output: how the command began (what it ran, warnings). */
@@ -19,15 +20,11 @@ export const TAIL_LINES = 100;
  * default `tool_max_result_chars`, so the registry's cap never cuts the tail off.
  */
 export const MAX_LINE_CHARS = 400;
-/** Time between SIGTERM and SIGKILL: long enough for a test runner to clean up. */
-const KILL_GRACE_MS = 2_000;
 /**
  * How long output is still read after the command exits: a background process (`server &`)
  * may keep the pipe open forever, and the result must not wait for it.
  */
 const DRAIN_MS = 500;
-/** How often a killed group is checked for survivors. */
-const POLL_MS = 20;
 
 /** Options for {@link runProcess}. */
 export interface RunProcessOptions {
@@ -125,6 +122,7 @@ export async function runProcess(options: RunProcessOptions): Promise<ProcessRes
   }
 
   const child = await spawnGroup(options);
+  endAtExit(child);
 
   let timedOut = false;
   let idleTimedOut = false;
@@ -206,67 +204,6 @@ async function spawnGroup(options: RunProcessOptions): Promise<Deno.ChildProcess
         : `Cannot run in "${options.cwd}": no such directory: pass an existing directory`,
     );
   }
-}
-
-/** SIGTERM to the group, SIGKILL to whatever survives the grace period. */
-async function endGroup(pgid: number): Promise<void> {
-  signalGroup(pgid, "SIGTERM");
-  if (await waitGroupGone(pgid, KILL_GRACE_MS)) return;
-  signalGroup(pgid, "SIGKILL");
-  await waitGroupGone(pgid, KILL_GRACE_MS);
-}
-
-/** Sends `signal` to every process of the group; false when none is left. */
-function signalGroup(pgid: number, signal: Deno.Signal | 0): boolean {
-  try {
-    // Signal 0 only probes; Deno's type has no 0, but kill(2) accepts it.
-    Deno.kill(-pgid, signal as Deno.Signal);
-    return true;
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return false;
-    throw error;
-  }
-}
-
-async function waitGroupGone(pgid: number, timeoutMs: number): Promise<boolean> {
-  const deadline = performance.now() + timeoutMs;
-  while (performance.now() < deadline) {
-    if (!(await hasLiveMembers(pgid))) return true;
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-  }
-  return !(await hasLiveMembers(pgid));
-}
-
-/**
- * Whether a process of the group still runs. Killed orphans stay zombies until init reaps them
- * (seconds in some containers), and kill(2) counts zombies, so Linux's /proc is read instead.
- */
-async function hasLiveMembers(pgid: number): Promise<boolean> {
-  if (!signalGroup(pgid, 0)) return false;
-  let entries;
-  try {
-    entries = await Array.fromAsync(Deno.readDir("/proc"));
-  } catch (error) {
-    // No /proc here, or no --allow-read for it: trust kill(2), zombies included.
-    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotCapable) {
-      return true;
-    }
-    throw error;
-  }
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry.name)) continue;
-    let stat;
-    try {
-      stat = await Deno.readTextFile(`/proc/${entry.name}/stat`);
-    } catch (error) {
-      if (error instanceof Deno.errors.NotFound) continue; // exited while we looked
-      throw error;
-    }
-    // "pid (comm) state ppid pgrp …": comm may hold spaces and parentheses.
-    const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    if (Number(pgrp) === pgid && state !== "Z" && state !== "X") return true;
-  }
-  return false;
 }
 
 /**

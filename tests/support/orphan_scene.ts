@@ -27,6 +27,7 @@ import {
 import { type TempWorktree, tempWorktree } from "./worktree.ts";
 
 const STUBBORN_SERVER = new URL("./mcp_stubborn_server.ts", import.meta.url).pathname;
+const ECHO_SERVER = new URL("./mcp_echo_server.ts", import.meta.url).pathname;
 
 /** The answer that ends a turn; the REPL test waits for it on the screen. */
 export const DONE_TEXT = "all commands are done";
@@ -67,6 +68,11 @@ export interface OrphanSceneOptions {
   script: (long: MockTurn) => MockTurn[];
   /** `sandbox.mode`; default replio's own (`auto`: bubblewrap where it runs). */
   sandbox?: "off";
+  /**
+   * A second MCP server that never gets ready: a front-end that waits for its servers is still
+   * starting up, with the stubborn one running, until the test stops it.
+   */
+  slowServer?: boolean;
 }
 
 /**
@@ -98,9 +104,18 @@ export async function orphanScene(options: OrphanSceneOptions): Promise<OrphanSc
         command: Deno.execPath(),
         args: ["run", "-A", STUBBORN_SERVER, join(wt.path, ".mcp"), word],
       },
+      ...(options.slowServer
+        ? {
+          slow: {
+            command: Deno.execPath(),
+            args: ["run", "-A", ECHO_SERVER, "--start-when", join(wt.path, "never"), word],
+          },
+        }
+        : {}),
     },
     // Front-ends that wait for servers wait until it is up: its pid files are written by then.
-    mcp_startup_wait: 60,
+    // With a server that never gets ready, start-up lasts until the test ends it.
+    mcp_startup_wait: options.slowServer ? 3600 : 60,
     plugins: [join(wt.path, "greet.js")],
     tool_permission: { bash: "allow" },
     ...(options.sandbox ? { sandbox: { mode: options.sandbox } } : {}),
