@@ -13,7 +13,7 @@ export const OLLAMA_BASE_URL = "http://127.0.0.1:11434/v1";
 const OPENAI_BASE_URL = "https://api.openai.com/v1";
 /** A local server answers in milliseconds; waiting longer only delays the error. */
 const OLLAMA_PROBE_TIMEOUT_MS = 300;
-const HOW_TO_CONFIGURE = "run `replio config set base_url http://HOST:PORT/v1`, " +
+const HOW_TO_CONFIGURE = "run `replio config set base_url http://HOST:PORT/v1 --global`, " +
   "pass --base-url, or set OPENAI_BASE_URL";
 
 /** Command-line choices that beat the config. */
@@ -86,7 +86,7 @@ async function findEndpoint(
     ? `OPENAI_BASE_URL and ${keyEnv || "the API key variable"} are unset`
     : `replio may not read ${unseen.join(" or ")} (started without ${envFlag})`;
   const fix = unseen.length === 0 ? HOW_TO_CONFIGURE : `add ${envFlag} if they are set, or ` +
-    "run `replio config set base_url http://HOST:PORT/v1`, or pass --base-url";
+    "run `replio config set base_url http://HOST:PORT/v1 --global`, or pass --base-url";
   throw new ConfigError(
     `No model server configured: base_url is empty, ${envPart}, and no Ollama answers ` +
       `on 127.0.0.1:11434: ${fix}`,

@@ -100,7 +100,7 @@ Deno.test("createProvider rejects a base URL that is not http", async () => {
     createProvider(Config.defaults().with({ base_url: "ftp://example.com" })),
     new ConfigError(
       'Cannot use base_url "ftp://example.com": not http or https: run `replio config set ' +
-        "base_url http://HOST:PORT/v1`, pass --base-url, or set OPENAI_BASE_URL",
+        "base_url http://HOST:PORT/v1 --global`, pass --base-url, or set OPENAI_BASE_URL",
     ),
   );
 });
@@ -116,7 +116,7 @@ Deno.test({
         "No model server configured: base_url is empty, replio may not read OPENAI_BASE_URL " +
           "or OPENAI_API_KEY (started without --allow-env=OPENAI_BASE_URL,OPENAI_API_KEY), and " +
           "no Ollama answers on 127.0.0.1:11434: add --allow-env=OPENAI_BASE_URL,OPENAI_API_KEY " +
-          "if they are set, or run `replio config set base_url http://HOST:PORT/v1`, or pass " +
+          "if they are set, or run `replio config set base_url http://HOST:PORT/v1 --global`, or pass " +
           "--base-url",
       ),
     );
