@@ -33,6 +33,7 @@ import {
   charts,
   type Figures,
   FIRST_LINES,
+  FIRST_REQUEST_REPEATS,
   LIST_DEPTH,
   type Options,
   type Point,
@@ -214,14 +215,25 @@ async function measure(options: Options): Promise<Point[]> {
       points.push({ files, tree, figures: new Map(), answers: new Map() });
     }
     const env = benchEnv(home);
-    // Round 0 warms the page cache and Deno's module cache; it is not recorded.
-    for (let round = 0; round <= options.runs; round++) {
-      for (const point of points) {
-        const figures = round === 0 ? new Map() : point.figures;
-        await measureFirstRequest(point.tree?.root ?? empty, env, mock, figures);
-        if (point.tree) await measureTools(point.tree, round, figures, point.answers);
+    // Round 0 warms the page cache and Deno's module cache; it is not recorded. Launches run
+    // before any search: the searches' garbage in this process (which serves the mock model)
+    // and their page cache churn would otherwise land on the launch that follows them.
+    for (const phase of ["launch", "tools"] as const) {
+      for (let round = 0; round <= options.runs; round++) {
+        // Sizes take turns in a rotating order, so no size always follows the same one.
+        for (let k = 0; k < points.length; k++) {
+          const point = points[(round + k) % points.length]!;
+          const figures = round === 0 ? new Map() : point.figures;
+          if (phase === "tools") {
+            if (point.tree) await measureTools(point.tree, round, figures, point.answers);
+            continue;
+          }
+          for (let i = 0; i < FIRST_REQUEST_REPEATS; i++) {
+            await measureFirstRequest(point.tree?.root ?? empty, env, mock, figures);
+          }
+        }
+        log(`${phase} round ${round} of ${options.runs} done`);
       }
-      log(`round ${round} of ${options.runs} done`);
     }
     return points;
   } finally {
