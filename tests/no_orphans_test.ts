@@ -7,8 +7,11 @@
  * environment passes on to every child, by the words in their argv and by the pids the MCP server
  * wrote (tests/support/process_census.ts), wherever they were re-parented. Before the end, the
  * test waits until the census has seen each kind of process, so a mark that stopped reaching one
- * would fail rather than pass unseen. The controls show that the census finds a detached process,
- * and that without replio's exit path (SIGKILL) the MCP server and its child do stay behind.
+ * would fail rather than pass unseen. Besides each front-end's own ending, signals no front-end
+ * handles (at start-up, SIGHUP to the REPL, SIGTERM to `replio mcp`) must end replio through its
+ * exit path too (src/cli/exit_signals.ts). The controls show that the census finds a detached
+ * process, and that without replio's exit path (SIGKILL) the MCP server, its child and an
+ * unsandboxed command do stay behind.
  */
 import assert from "node:assert/strict";
 import { waitUntil, withDeadline } from "./support/deadline.ts";
