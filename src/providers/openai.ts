@@ -7,7 +7,6 @@
  * @module
  */
 import type { Config } from "../config/mod.ts";
-import type { ToolSchema } from "../tools/types.ts";
 import { IdleWatchdog } from "./_idle_watchdog.ts";
 import {
   AttemptFailure,
@@ -22,8 +21,7 @@ import {
 } from "./_failures.ts";
 import { readChatStream, readCompletion } from "./_read_reply.ts";
 import { type Progress, type RetryPolicy, withRetries } from "./_with_retries.ts";
-import { RequestBodies } from "./_request_body.ts";
-import { toWireTool } from "./_wire_format.ts";
+import { RequestBodies, type RequestContent } from "./_request_body.ts";
 import { listModels, ModelListError, modelNotFoundFix } from "./list_models.ts";
 import { ProviderError, type ProviderErrorCode } from "./provider_error.ts";
 import type { ChatMessage, ChatRequest, Provider, ProviderEvent } from "./types.ts";
@@ -61,8 +59,10 @@ class OpenAIProvider implements Provider {
   readonly #baseUrl: string;
   readonly #apiKey: string;
   #generatedIds = 0;
-  /** Keeps each history message's wire bytes: the history is sent again with every request. */
-  readonly #bodies = new RequestBodies();
+  /** The conversation's bodies, grown round by round: the history is sent with every request. */
+  readonly #chatBodies = new RequestBodies();
+  /** One-off requests (summaries, analyses) apart, so they do not restart the conversation's. */
+  readonly #otherBodies = new RequestBodies();
 
   constructor(options: OpenAIProviderOptions) {
     this.model = options.model;
@@ -123,10 +123,10 @@ class OpenAIProvider implements Provider {
     const signal = AbortSignal.any([request.signal, watchdog.signal]);
     let isAnswering = false;
     try {
-      const response = await this.#post(request.messages, {
-        ...this.#settings(request.tools),
-        stream: true,
-        stream_options: { include_usage: true },
+      const response = await this.#post(this.#chatBodies, {
+        messages: request.messages,
+        tools: request.tools,
+        fields: { ...this.#settings(), stream: true, stream_options: { include_usage: true } },
       }, signal);
       isAnswering = true;
       watchdog.touch();
@@ -151,7 +151,11 @@ class OpenAIProvider implements Provider {
     let text: string;
     let contentType: string | null;
     try {
-      const response = await this.#post(messages, { ...this.#settings([]), stream: false }, signal);
+      const response = await this.#post(this.#otherBodies, {
+        messages,
+        tools: [],
+        fields: { ...this.#settings(), stream: false },
+      }, signal);
       contentType = response.headers.get("content-type");
       text = await response.text();
     } catch (error) {
@@ -166,18 +170,18 @@ class OpenAIProvider implements Provider {
    * server's own message; retries are the caller's (they honour max_retries and Retry-After).
    */
   async #post(
-    messages: readonly ChatMessage[],
-    body: Record<string, unknown>,
+    bodies: RequestBodies,
+    content: RequestContent,
     signal: AbortSignal,
   ): Promise<Response> {
     const response = await fetch(`${this.#baseUrl.replace(/\/+$/, "")}/chat/completions`, {
       method: "POST",
       headers: {
         "content-type": "application/json",
-        accept: body.stream ? "text/event-stream" : "application/json",
+        accept: content.fields.stream ? "text/event-stream" : "application/json",
         ...(this.#apiKey ? { authorization: `Bearer ${this.#apiKey}` } : {}),
       },
-      body: this.#bodies.build(messages, body),
+      body: bodies.build(content),
       signal,
     });
     if (response.ok) return response;
@@ -196,13 +200,12 @@ class OpenAIProvider implements Provider {
   }
 
   /** The request fields every call shares, from the config. */
-  #settings(tools: ToolSchema[]) {
+  #settings() {
     const temperature = this.#config.get("temperature");
     const maxTokens = this.#config.get("max_tokens");
     const reasoning = this.#config.get("reasoning");
     return {
       model: this.model,
-      ...(tools.length > 0 ? { tools: tools.map(toWireTool) } : {}),
       ...(temperature === null ? {} : { temperature }),
       ...(maxTokens > 0 ? { max_tokens: maxTokens } : {}),
       ...(reasoning === "" ? {} : { reasoning_effort: reasoning }),
