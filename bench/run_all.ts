@@ -21,7 +21,7 @@ const BENCHES = [
  * `deno task soak` and `deno task crash`, which take minutes; `scale_*`: issue 26's scaling
  * benches, `bench/scale_*.ts`).
  */
-const SEPARATE = ["peers", "floor", "soak_crash", "scale_binary"];
+const SEPARATE = ["peers", "floor", "soak_crash", "scale_binary", "scale_repo", "scale_output"];
 const here = new URL(".", import.meta.url);
 
 if (!Deno.args.includes("--assemble")) {

@@ -223,14 +223,15 @@ Command: \`${COMMAND} --runs ${options.runs} --sizes "${
   }"\` (Deno ${Deno.version.deno}, ${Deno.build.os}/${Deno.build.arch}, ${navigator.hardwareConcurrency} CPUs, load average ${load} at the end, ${
     new Date().toISOString().slice(0, 10)
   }). \`replio run --yes\` against the mock model, whose one tool call is \`run_command\` of
-\`seq 1 … | head -c N\` (numbered lines, exactly N bytes), in the default sandbox; then an answer.
+\`seq 1 … | head -c N\` (numbered lines, exactly N bytes), with the default sandbox setting;
+then an answer.
 Medians of ${options.runs} runs after a warm-up run, sizes taking turns. replio's process as
 \`deno task start\` runs it, measured by GNU time: wall ms from launch to exit, peak RSS in MB (and
 its growth over a run whose command prints nothing: ${
     median(empty.runs.map((r) => r.peakRssMb)).toFixed(1)
   } MB, ${median(empty.runs.map((r) => r.cpuMs)).toFixed(0)} ms CPU), and replio's CPU ms over the
-command alone: the run's CPU less the empty run's and less the command's own (\`bash -c 'seq … |
-head -c N'\`, last column). The output store's budget (\`tool_output.max_mb\`) is raised to
+command alone: the run's CPU less the empty run's and less the command's own
+(\`bash -c 'seq … | head -c N > /dev/null'\`, the column before last). The output store's budget (\`tool_output.max_mb\`) is raised to
 ${BUDGET_MB} MB for the bench; at its default of 256 MB a larger output keeps its first 256 MB and
 says so. "Kept whole": the kept output's size and SHA-256 equal the command's, in every run.
 
@@ -263,18 +264,18 @@ function charts(points: Point[]): Record<string, string> {
       targets: [{ y: TARGET_RSS_MB, label: `target ${TARGET_RSS_MB} MB` }],
     }),
     "scale_output_cpu.svg": lineChart({
-      title: "CPU against command output",
+      title: "CPU time: replio over the command",
       xLabel: "output (MB)",
       yLabel: "CPU ms",
       xLog: true,
       yLog: true,
       series: [
         {
-          name: "replio over the command",
+          name: "replio",
           points: sized.map((p) => [x(p), overCommandMs(p, empty)]),
         },
         {
-          name: "the command alone",
+          name: "command alone",
           points: sized.map((p) => [x(p), median(p.commandCpuMs)]),
           dashed: true,
         },
