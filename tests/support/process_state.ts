@@ -23,3 +23,25 @@ export async function isRunning(pid: number): Promise<boolean> {
     throw error;
   }
 }
+
+/**
+ * Whether a live process (not a zombie) belongs to session `sid`: a terminal's processes, the
+ * ones its hangup reaches.
+ */
+export async function sessionIsAlive(sid: number): Promise<boolean> {
+  for await (const entry of Deno.readDir("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    let stat: string;
+    try {
+      stat = await Deno.readTextFile(`/proc/${entry.name}/stat`);
+    } catch (error) {
+      // Ended while we looked.
+      if (error instanceof Deno.errors.NotFound) continue;
+      throw error;
+    }
+    // "pid (comm) state ppid pgrp session …": comm may hold spaces and parentheses.
+    const [state, , , session] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (Number(session) === sid && state !== "Z" && state !== "X") return true;
+  }
+  return false;
+}

@@ -15,6 +15,7 @@ import {
 } from "./mock_model.ts";
 import { tempWorktree } from "./worktree.ts";
 import { HANG_MS } from "./deadline.ts";
+import { sessionIsAlive } from "./process_state.ts";
 
 /** The entry point under test. */
 export const MAIN = new URL("../../main.ts", import.meta.url).pathname;
@@ -173,8 +174,21 @@ export class TmuxRepl implements AsyncDisposable {
     return text;
   }
 
+  /**
+   * Ends tmux and waits until replio and whatever else ran in its pane (the pane's session)
+   * have exited: killing the server only sends them a hangup, and a replio still saving its
+   * session would write into a worktree the test is removing ("Directory not empty").
+   */
   async [Symbol.asyncDispose](): Promise<void> {
+    const pane = await this.tmux("display-message", "-p", "-t", "0", "#{pane_pid}")
+      .then((text) => Number(text.trim()), () => 0);
     await new Deno.Command("tmux", { args: ["-L", this.#socket, "kill-server"] }).output();
+    if (pane > 0) {
+      await waitUntil(
+        async () => !(await sessionIsAlive(pane)),
+        `the processes of the REPL's terminal (session ${pane}) to exit`,
+      );
+    }
   }
 }
 
