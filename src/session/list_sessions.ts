@@ -1,7 +1,9 @@
 /**
- * The sessions of a worktree with what a list needs, without parsing whole files.
+ * The sessions of a worktree with what a list needs, from the start and the end of each file:
+ * its header and first turn, and its last turn. A 100 MB session is listed as fast as a small one.
  * @module
  */
+import { readLinesBackward } from "./read_lines_backward.ts";
 import { readLineBatches } from "./read_records.ts";
 import type { SessionHeader } from "./records.ts";
 import { isSessionId, sessionFile, sessionsDir } from "./session_id.ts";
@@ -10,7 +12,7 @@ import { isSessionId, sessionFile, sessionsDir } from "./session_id.ts";
 const PREVIEW_MAX_CHARS = 100;
 /**
  * Only these lines are decoded and parsed; the writer puts `type` first, so a prefix of bytes
- * identifies them. Decoding every line cost a listing most of its time on a 100 MB session.
+ * identifies them.
  */
 const TURN_START_PREFIX = new TextEncoder().encode('{"type":"turn_start"');
 
@@ -21,6 +23,7 @@ export interface SessionSummary {
   created: string;
   /** ISO time of the last write. */
   updated: string;
+  /** The number of the last turn (turns are numbered across the session, resumes included). */
   turns: number;
   /** First line of the first prompt, cut to 100 chars; "" before the first turn. */
   firstPrompt: string;
@@ -98,34 +101,59 @@ async function summarize(worktree: string, id: string): Promise<SessionSummary> 
   const path = sessionFile(worktree, id);
   const stat = await Deno.stat(path);
   const updated = (stat.mtime ?? new Date(0)).toISOString();
-  let header: SessionHeader | null = null;
-  let turns = 0;
-  let firstPrompt = "";
-  let lastPrompt = "";
-  const decoder = new TextDecoder();
-  for await (const batch of readLineBatches(path)) {
-    for (const { number, bytes } of batch) {
-      if (number === 1) header = parseHeader(decoder.decode(bytes));
-      if (!startsWith(bytes, TURN_START_PREFIX)) continue;
-      const prompt = parsePrompt(decoder.decode(bytes));
-      if (prompt === null) continue;
-      turns++;
-      lastPrompt = (prompt.trim().split("\n")[0] ?? "").slice(0, PREVIEW_MAX_CHARS);
-      if (turns === 1) firstPrompt = lastPrompt;
-    }
-  }
+  const { header, first } = await readStart(path);
+  const last = first ? await readLastTurn(path) : null;
   return {
     id,
     created: header?.created ?? (stat.birthtime ?? stat.mtime ?? new Date(0)).toISOString(),
     updated,
-    turns,
-    firstPrompt,
-    lastPrompt,
+    turns: last?.turn ?? 0,
+    firstPrompt: preview(first?.prompt ?? ""),
+    lastPrompt: preview(last?.prompt ?? ""),
     size: stat.size,
     ...(header?.model ? { model: header.model } : {}),
     ...(header?.parent ? { parent: header.parent } : {}),
     ...(header?.agent_type ? { agentType: header.agent_type } : {}),
   };
+}
+
+/** A `turn_start` line's number and prompt. */
+interface TurnStart {
+  turn: number;
+  prompt: string;
+}
+
+/** The header and the first turn, read from the start until that turn begins. */
+async function readStart(
+  path: string,
+): Promise<{ header: SessionHeader | null; first: TurnStart | null }> {
+  const decoder = new TextDecoder();
+  let header: SessionHeader | null = null;
+  for await (const batch of readLineBatches(path)) {
+    for (const { number, bytes } of batch) {
+      if (number === 1) header = parseHeader(decoder.decode(bytes));
+      const first = startsWith(bytes, TURN_START_PREFIX) ? parseTurn(decoder.decode(bytes)) : null;
+      if (first) return { header, first };
+    }
+  }
+  return { header, first: null };
+}
+
+/**
+ * The last turn, read from the end: turns are numbered across the whole session, so its number
+ * is the count (what a resume numbers the next turn after), and nothing before it is read.
+ */
+async function readLastTurn(path: string): Promise<TurnStart | null> {
+  const decoder = new TextDecoder();
+  for await (const bytes of readLinesBackward(path)) {
+    const turn = startsWith(bytes, TURN_START_PREFIX) ? parseTurn(decoder.decode(bytes)) : null;
+    if (turn) return turn;
+  }
+  return null;
+}
+
+function preview(prompt: string): string {
+  return (prompt.trim().split("\n")[0] ?? "").slice(0, PREVIEW_MAX_CHARS);
 }
 
 function startsWith(bytes: Uint8Array, prefix: Uint8Array): boolean {
@@ -141,9 +169,11 @@ function parseHeader(text: string): SessionHeader | null {
     : null;
 }
 
-function parsePrompt(text: string): string | null {
+function parseTurn(text: string): TurnStart | null {
   const value = parseJson(text);
-  return typeof value?.prompt === "string" ? value.prompt : null;
+  return typeof value?.prompt === "string" && typeof value.turn === "number"
+    ? { turn: value.turn, prompt: value.prompt }
+    : null;
 }
 
 /** A line a crash cut short is not an error in a listing: it is skipped like `show` skips it. */

@@ -94,3 +94,24 @@ Deno.test("listSessionHeads orders sessions as listSessions does, from their hea
     (await listSessionHeads(wt.path)).map((s) => s.id),
   );
 });
+
+Deno.test("listSessions reads a long session's first and last turn from its ends", async () => {
+  await using wt = await tempWorktree();
+  const session = await openSession(wt.path, { config: Config.defaults(), id: "long" });
+  for (let turn = 1; turn <= 300; turn++) {
+    session.beginTurn(`prompt ${turn}\nsecond line`);
+    session.appendMessage({ role: "user", content: `prompt ${turn}` });
+    // Results larger than a read, so the last turn starts several reads from the end.
+    session.appendMessage({ role: "assistant", content: "x".repeat(100_000) });
+    session.endTurn("ok", { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 });
+  }
+  session.close();
+  // A kill cut the last line short: the listing reads past it.
+  await Deno.writeTextFile(session.path, '{"type":"turn_start","ts":"2026-', { append: true });
+
+  const [row] = await listSessions(wt.path);
+  assert.deepEqual(
+    { turns: row?.turns, firstPrompt: row?.firstPrompt, lastPrompt: row?.lastPrompt },
+    { turns: 300, firstPrompt: "prompt 1", lastPrompt: "prompt 300" },
+  );
+});
