@@ -34,6 +34,8 @@ const args = [
   "--no-prompt",
   "-A",
   "--exclude-unused-npm",
+  // The REPL collects garbage at its prompt when gc() exists (src/repl/idle_gc.ts).
+  "--v8-flags=--expose-gc",
   ...RUNTIME_MODULES.flatMap((module) => ["--include", module]),
   ...excluded.map((path) => `--exclude=${path}`),
   "--output",
