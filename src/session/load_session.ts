@@ -5,7 +5,7 @@
  */
 import type { ChatMessage } from "../providers/types.ts";
 import type { PermissionRecord } from "../tools/audit.ts";
-import { type ReadItem, readRecordBatches } from "./read_records.ts";
+import { type DeferredMessage, readRecordBatches, type ResumeItem } from "./read_records.ts";
 import type { SessionHeader, SessionRecord } from "./records.ts";
 import { sessionFile } from "./session_id.ts";
 import { SessionState } from "./session_state.ts";
@@ -35,15 +35,21 @@ export interface LoadedSession extends ScanReport {
 
 /**
  * Streams every record of `path`, header included, to `onRecord`; the file is never held in
- * memory whole.
+ * memory whole. With `onUnread`, message lines in the writer's shape go there unparsed.
  */
 export async function scanSession(
   path: string,
   onRecord: (record: SessionRecord) => void,
+  onUnread?: (message: DeferredMessage) => void,
 ): Promise<ScanReport> {
   const report: ScanReport = { header: null, warnings: [], truncatedLine: false };
   let first = true;
-  const take = (item: ReadItem) => {
+  const take = (item: ResumeItem) => {
+    if (item.kind === "deferred") {
+      onUnread!(item.message);
+      first = false;
+      return;
+    }
     if (item.kind === "skipped") {
       if (item.reason === "unparsable" && item.last) {
         report.truncatedLine = true;
@@ -65,7 +71,10 @@ export async function scanSession(
     onRecord(record);
     first = false;
   };
-  for await (const batch of readRecordBatches(path)) {
+  const batches = onUnread
+    ? readRecordBatches(path, { deferMessages: true })
+    : readRecordBatches(path);
+  for await (const batch of batches) {
     for (const item of batch) take(item);
   }
   return report;

@@ -44,6 +44,35 @@ const REQUIRED_FIELDS: Record<RecordType, Record<string, FieldKind>> = {
   approval: { call_id: "string", decision: "string" },
 };
 
+/**
+ * A message line kept as it is, unparsed: a resume needs of it only its role (and a tool
+ * result's call id) unless it is still in the history when the file ends. Most of a long
+ * session's lines are messages a later compaction replaced; parsing them all was half of what
+ * resuming a 100 MB session cost (bench/scale_session_file.ts, issue 26).
+ */
+export interface DeferredMessage {
+  line: number;
+  role: ChatMessage["role"];
+  /** A tool result's call id: a parked call it answers waits no more. */
+  toolCallId: string | null;
+  /** Where the line is in the file: it is read again only if needed, not copied. */
+  offset: number;
+  length: number;
+}
+
+/** A line as a reader that defers messages gets it. */
+export type ResumeItem = ReadItem | { kind: "deferred"; message: DeferredMessage };
+
+/**
+ * The writer's shape of a message line (`type`, `ts`, then the message with `role` first, and a
+ * tool result's `tool_call_id` next): only such lines are deferred, the rest are parsed at once.
+ */
+const MESSAGE_LINE =
+  /^\{"type":"message","ts":"[^"\\]*","message":\{"role":"(user|assistant|system|tool)"(?:,"tool_call_id":"([^"\\]*)")?[,}]/;
+/** Enough of a line to hold its type, time, role and call id. */
+const MESSAGE_HEAD_BYTES = 512;
+const CLOSING_BRACE = 0x7d;
+
 /** Reads the records of one file in order; memory stays bounded by the longest line. */
 export async function* readRecords(path: string): AsyncGenerator<ReadItem> {
   for await (const batch of readRecordBatches(path)) yield* batch;
@@ -51,15 +80,31 @@ export async function* readRecords(path: string): AsyncGenerator<ReadItem> {
 
 /**
  * The records of one file, a read's worth at a time: a 100 MB session is a few hundred awaits
- * instead of one per line for every reader in the chain (resume's hot path).
+ * instead of one per line for every reader in the chain (resume's hot path). With
+ * `deferMessages`, message lines in the writer's shape come as {@link DeferredMessage}s.
  */
-export async function* readRecordBatches(path: string): AsyncGenerator<ReadItem[]> {
+export function readRecordBatches(path: string): AsyncGenerator<ReadItem[]>;
+export function readRecordBatches(
+  path: string,
+  options: { deferMessages: true },
+): AsyncGenerator<ResumeItem[]>;
+export async function* readRecordBatches(
+  path: string,
+  options: { deferMessages?: boolean } = {},
+): AsyncGenerator<ResumeItem[]> {
   // A skipped line is held back one step: only the next line tells whether it was the last.
   let held: Extract<ReadItem, { kind: "skipped" }> | null = null;
   const decoder = new TextDecoder();
   for await (const lines of readLineBatches(path)) {
-    const items: ReadItem[] = [];
-    for (const { number, bytes } of lines) {
+    const items: ResumeItem[] = [];
+    for (const { number, offset, bytes } of lines) {
+      const deferred = options.deferMessages ? deferMessage(bytes, number, offset, decoder) : null;
+      if (deferred) {
+        if (held) items.push(held);
+        held = null;
+        items.push({ kind: "deferred", message: deferred });
+        continue;
+      }
       const text = decoder.decode(bytes);
       if (text.trim() === "") continue;
       if (held) items.push(held);
@@ -71,6 +116,33 @@ export async function* readRecordBatches(path: string): AsyncGenerator<ReadItem[
     if (items.length > 0) yield items;
   }
   if (held) yield [{ ...held, last: true }];
+}
+
+/** The line as a deferred message when it has the writer's shape and ends whole, else null. */
+function deferMessage(bytes: Uint8Array, line: number, offset: number, decoder: TextDecoder) {
+  // A line a kill cut short rarely ends in "}}": it is parsed now, and found cut.
+  const n = bytes.length;
+  if (n < 2 || bytes[n - 1] !== CLOSING_BRACE || bytes[n - 2] !== CLOSING_BRACE) return null;
+  const match = MESSAGE_LINE.exec(decoder.decode(bytes.subarray(0, MESSAGE_HEAD_BYTES)));
+  const role = match?.[1] as ChatMessage["role"] | undefined;
+  if (!role || (role === "tool") !== (match?.[2] !== undefined)) return null;
+  return { line, role, toolCallId: match?.[2] ?? null, offset, length: n };
+}
+
+/**
+ * The message of a deferred line, read again from `file` (the session file, open), or null when
+ * the line turns out to be no usable record.
+ */
+export function readDeferred(file: Deno.FsFile, deferred: DeferredMessage): ChatMessage | null {
+  const bytes = new Uint8Array(deferred.length);
+  file.seekSync(deferred.offset, Deno.SeekMode.Start);
+  for (let read = 0; read < bytes.length;) {
+    const n = file.readSync(bytes.subarray(read));
+    if (n === null) return null;
+    read += n;
+  }
+  const item = parseLine(new TextDecoder().decode(bytes), deferred.line);
+  return item.kind === "record" && item.record.type === "message" ? item.record.message : null;
 }
 
 function parseLine(text: string, line: number): ReadItem {
@@ -143,9 +215,11 @@ interface Line {
   text: string;
 }
 
-/** One line's bytes (without its newline) and its 1-based number. */
+/** One line's bytes (without its newline), its 1-based number and where it starts. */
 export interface LineBytes {
   number: number;
+  /** Offset of the line's first byte in the file. */
+  offset: number;
   /** A view into the reader's buffer: valid until the next batch is asked for. */
   bytes: Uint8Array;
 }
@@ -181,6 +255,9 @@ export async function* readLineBatches(path: string): AsyncGenerator<LineBytes[]
   const buffer = new Uint8Array(READ_BYTES);
   let pending: Uint8Array[] = [];
   let number = 0;
+  /** Offset in the file of the buffer's first byte, and of the line being cut. */
+  let bufferOffset = 0;
+  let lineOffset = 0;
   // Synchronous reads: one of these blocks for tens of microseconds, while an async read of the
   // same size took two to five times longer in all (a thread hop and a copy per read).
   for (let read = file.readSync(buffer); read !== null; read = file.readSync(buffer)) {
@@ -195,14 +272,16 @@ export async function* readLineBatches(path: string): AsyncGenerator<LineBytes[]
         ? buffer.subarray(start, end)
         : join([...pending, buffer.subarray(start, end)]);
       pending = [];
-      batch.push({ number: ++number, bytes });
+      batch.push({ number: ++number, offset: lineOffset, bytes });
       start = end + 1;
+      lineOffset = bufferOffset + start;
     }
     if (batch.length > 0) yield batch;
     // The buffer is reused by the next read: keep a copy of the unfinished line.
     if (start < read) pending.push(buffer.slice(start, read));
+    bufferOffset += read;
   }
-  if (pending.length > 0) yield [{ number: ++number, bytes: join(pending) }];
+  if (pending.length > 0) yield [{ number: ++number, offset: lineOffset, bytes: join(pending) }];
 }
 
 function join(parts: Uint8Array[]): Uint8Array {

@@ -12,6 +12,7 @@ import type { TurnStatus } from "../ui/events.ts";
 import { Checkpoints } from "./checkpoints.ts";
 import { readFileTail } from "./file_tail.ts";
 import { scanSession } from "./load_session.ts";
+import { readDeferred } from "./read_records.ts";
 import type { NewRecord, SessionHeader, SessionRecord } from "./records.ts";
 import { serializeRecord, type WriteRules, writeRulesFromConfig } from "./serialize_record.ts";
 import { newSessionId, newSubagentId, sessionFile, validateSessionId } from "./session_id.ts";
@@ -56,7 +57,6 @@ export async function openSession(worktree: string, options: OpenSessionOptions)
     ? await unusedId(worktree, options)
     : validateSessionId(options.id);
   const path = sessionFile(worktree, id);
-  const state = new SessionState();
   const fresh: SessionHeader = {
     id,
     version: SESSION_FORMAT_VERSION,
@@ -69,10 +69,11 @@ export async function openSession(worktree: string, options: OpenSessionOptions)
   const size = await fileSize(path);
   const onUnwritable = options.onUnwritable;
   if (size === 0) {
+    const state = new SessionState();
     return new Session({ path, header: fresh, state, rules, warnings: [], onUnwritable });
   }
 
-  const report = await scanSession(path, (record) => state.apply(record));
+  const { state, report } = await resumeState(path);
   // A crashed turn is closed in memory now, and on disk at the first append: from the start, the
   // history and the prompt a retry sends are those of the closed turn.
   const ts = new Date().toISOString();
@@ -99,6 +100,24 @@ export async function openSession(worktree: string, options: OpenSessionOptions)
       leftovers,
     },
   });
+}
+
+/**
+ * The state a resume continues from. Message lines are read unparsed at first and parsed only if
+ * still in the history at the end; should one of those turn out unusable, the file is read
+ * again with every line parsed, so it is skipped and reported exactly as a full read does.
+ */
+async function resumeState(path: string) {
+  const state = new SessionState();
+  using file = await Deno.open(path, { read: true });
+  const report = await scanSession(
+    path,
+    (record) => state.apply(record),
+    (unread) => state.applyUnread(unread.role, unread.toolCallId, () => readDeferred(file, unread)),
+  );
+  if (state.settle()) return { state, report };
+  const parsed = new SessionState();
+  return { state: parsed, report: await scanSession(path, (record) => parsed.apply(record)) };
 }
 
 /** What a resumed file needs before its next line. */

@@ -48,8 +48,12 @@ interface TurnTrace {
 
 /** The running state of one session, fed one record at a time. */
 export class SessionState {
-  /** Messages after the last compaction, each with its index among all message records. */
-  #kept: { index: number; message: ChatMessage }[] = [];
+  /**
+   * Messages after the last compaction, each with its index among all message records. A
+   * resume's scan may give one as `read` instead: it is parsed only if it is still kept at the
+   * end ({@link SessionState.settle}).
+   */
+  #kept: { index: number; message: ChatMessage | null; read?: () => ChatMessage | null }[] = [];
   #summary: string | null = null;
   #messageCount = 0;
   #turns = 0;
@@ -79,11 +83,13 @@ export class SessionState {
   /** Takes one record into account. */
   apply(record: SessionRecord): void {
     switch (record.type) {
-      case "message":
-        this.#traceMessage(record.message);
-        this.#kept.push({ index: this.#messageCount++, message: record.message });
-        if (record.message.role === "tool") this.#parked.delete(record.message.tool_call_id);
+      case "message": {
+        const { message } = record;
+        this.#takeMessage(message.role, message.role === "tool" ? message.tool_call_id : null, {
+          message,
+        });
         break;
+      }
       case "pending": {
         const { type: _type, ...call } = record;
         this.#parked.set(record.call_id, { call, approval: null, started: false });
@@ -119,11 +125,52 @@ export class SessionState {
     }
   }
 
-  #traceMessage(message: ChatMessage): void {
+  /**
+   * Takes a message record read but not parsed yet: its role and call id now, the message
+   * itself from `read` if it is still in the history when the scan ends.
+   */
+  applyUnread(
+    role: ChatMessage["role"],
+    toolCallId: string | null,
+    read: () => ChatMessage | null,
+  ) {
+    this.#takeMessage(role, toolCallId, { message: null, read });
+  }
+
+  /**
+   * Reads every message still kept that was taken unread; false when one turns out unusable (the
+   * caller then reads the file again, parsing every line).
+   */
+  settle(): boolean {
+    for (const entry of this.#kept) {
+      if (entry.message !== null) continue;
+      entry.message = entry.read?.() ?? null;
+      if (entry.message === null) return false;
+      delete entry.read;
+    }
+    return true;
+  }
+
+  #takeMessage(
+    role: ChatMessage["role"],
+    toolCallId: string | null,
+    entry: { message: ChatMessage | null; read?: () => ChatMessage | null },
+  ): void {
+    this.#traceMessage(role);
+    this.#kept.push({ index: this.#messageCount++, ...entry });
+    if (toolCallId !== null) this.#parked.delete(toolCallId);
+  }
+
+  #traceMessage(role: ChatMessage["role"]): void {
     const turn = this.#turnOpen ? this.#turn : null;
     if (!turn) return;
-    if (message.role === "user" && turn.userMessage === null) turn.userMessage = this.#messageCount;
-    if (message.role === "assistant") turn.isAnswered = true;
+    if (role === "user" && turn.userMessage === null) turn.userMessage = this.#messageCount;
+    if (role === "assistant") turn.isAnswered = true;
+  }
+
+  /** The kept messages; every one was read ({@link settle}) before anything asks for them. */
+  #messages(): ChatMessage[] {
+    return this.#kept.map((entry) => entry.message!);
   }
 
   /**
@@ -154,7 +201,7 @@ export class SessionState {
    * of any turn that failed or was cancelled before the model replied.
    */
   history(): ChatMessage[] {
-    const paired = pairToolResults(this.#kept.map((entry) => entry.message));
+    const paired = pairToolResults(this.#messages());
     // A parked turn's unanswered calls get their real results when it resumes.
     const messages = this.#parked.size
       ? paired.messages.slice(0, paired.messages.length - paired.interrupted.length)
@@ -172,11 +219,11 @@ export class SessionState {
    * a resume runs (the parked call and the ones after it).
    */
   unanswered(): ToolCall[] {
-    const { interrupted } = pairToolResults(this.#kept.map((entry) => entry.message));
+    const { interrupted } = pairToolResults(this.#messages());
     const ids = new Set(
       interrupted.map((m) => (m as Extract<ChatMessage, { role: "tool" }>).tool_call_id),
     );
-    const last = this.#kept.findLast((entry) => entry.message.role === "assistant")?.message;
+    const last = this.#messages().findLast((message) => message.role === "assistant");
     const calls = last?.role === "assistant" ? last.tool_calls ?? [] : [];
     return calls.filter((call) => ids.has(call.id));
   }
@@ -188,7 +235,7 @@ export class SessionState {
   repairs(): NewRecord[] {
     // A parked turn ended cleanly; its calls are answered by the resume, not made up here.
     if (this.#parked.size) return [];
-    const { interrupted } = pairToolResults(this.#kept.map((entry) => entry.message));
+    const { interrupted } = pairToolResults(this.#messages());
     const records: NewRecord[] = interrupted.map((message) => ({ type: "message", message }));
     if (this.#turnOpen) {
       records.push(
