@@ -5,7 +5,8 @@
  *
  * A watchdog bounds the whole run (`REPLIO_TEST_DEADLINE` seconds, default 900): a test that
  * hangs ends the run as a failure naming the test, instead of holding CI until its own limit
- * cuts it off with no summary at all.
+ * cuts it off with no summary at all. The whole suite took 351-458 s with four busy loops on two
+ * cores (scripts/ci_under_load.sh, 2026-12), so the default leaves a busy machine twice that.
  * @module
  */
 /** Markdown under docs/ shows fragments, not programs: doc tests cover the code folders. */
