@@ -301,7 +301,13 @@ Deno.test("markedProcesses finds a detached process by its mark, and waitForNone
   }).output();
   assert.equal(started.code, 0);
   let found: LiveProcess[] = [];
-  await waitUntil(async () => (found = await markedProcesses({ mark })).length > 0, "the sleep");
+  // The forked child is seen first as setsid, then as nohup, until it execs the sleep: wait
+  // for the sleep itself.
+  await waitUntil(
+    async () =>
+      (found = await markedProcesses({ mark })).length > 0 && found[0]!.argv[0] === "sleep",
+    "the sleep",
+  );
   assert.deepEqual(found.map((p) => p.argv), [["sleep", seconds]]);
   const [sleep] = found;
   assert.equal(sleep!.sid, sleep!.pid, "the sleep leads a session of its own");
