@@ -4,6 +4,7 @@
  * @module
  */
 import { dirname, join } from "node:path";
+import { waitUntil } from "./deadline.ts";
 import { Config, type ConfigKey, loadConfig } from "../../src/config/mod.ts";
 import { createRegistry } from "../../src/plugins/mod.ts";
 import {
@@ -45,9 +46,28 @@ export async function tempWorktree(
     write,
     read: (relative) => Deno.readTextFile(join(path, relative)),
     async [Symbol.asyncDispose]() {
-      await Deno.remove(path, { recursive: true });
+      await removeWhenQuiet(path);
     },
   };
+}
+
+/**
+ * Removes a worktree a process may still be writing into as it exits (a REPL whose tmux pane
+ * was just closed saves its history): a remove that meets a file created meanwhile fails with
+ * "Directory not empty", so it is tried again until the writer is done, up to the hang deadline.
+ */
+async function removeWhenQuiet(path: string): Promise<void> {
+  await waitUntil(async () => {
+    try {
+      await Deno.remove(path, { recursive: true });
+      return true;
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) return true;
+      // Only a folder still being written into is worth waiting for.
+      if (!/Directory not empty/.test(String(error))) throw error;
+      return false;
+    }
+  }, `the removal of ${path}, which something kept writing into`);
 }
 
 /** A sink that records events and answers confirmations from a script. */
