@@ -64,13 +64,17 @@ export function benchEnv(home: string): Record<string, string> {
   };
 }
 
-/** Fails with `what` named when `promise` has not settled by the deadline. */
-export async function withDeadline<T>(promise: Promise<T>, what: string): Promise<T> {
+/** Fails with `what` named when `promise` has not settled by the deadline (`ms` to change it). */
+export async function withDeadline<T>(
+  promise: Promise<T>,
+  what: string,
+  ms = DEADLINE_MS,
+): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(
-      () => reject(new Error(`Timed out after ${DEADLINE_MS} ms waiting for ${what}`)),
-      DEADLINE_MS,
+      () => reject(new Error(`Timed out after ${ms} ms waiting for ${what}`)),
+      ms,
     );
   });
   try {

@@ -242,6 +242,8 @@ export async function runSession(
         stderr: "piped",
       }).output(),
       `${agent.name} to finish ${rounds} rounds`,
+      // treemon ends the run at the session's limit; this only guards against treemon hanging.
+      place.timeoutMs + 60_000,
     );
     stdout = new TextDecoder().decode(output.stdout);
     report = await (await fetch(`${mock.baseUrl}/__bench/report`)).json();
