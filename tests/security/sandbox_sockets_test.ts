@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { bwrapUsable } from "../../src/plugins/sandbox_bwrap.ts";
+import { waitUntil } from "../support/deadline.ts";
 import { exists } from "../support/exists.ts";
 import { runReplio } from "../support/replio_process.ts";
 import { tempWorktree } from "../support/worktree.ts";
@@ -47,6 +48,8 @@ for (
 
       await wt.write(".xdg/replio/config.yaml", OFF);
       assert.equal(await runCommand(wt, connectTo(socket), env), "exit 0");
+      // The daemon writes its mark after the client has gone: wait for it.
+      await waitUntil(async () => (await t.ran()).length >= 1, "the daemon's mark (control)");
       assert.deepEqual(await t.ran(), ["ran"], "the control reaches the daemon");
     },
   });
@@ -85,6 +88,7 @@ Deno.test({
 
       await wt.write(".xdg/replio/config.yaml", OFF);
       assert.equal(await runCommand(wt, both), "exit 0");
+      await waitUntil(async () => (await t.ran()).length >= 2, "both daemons' marks (control)");
       assert.deepEqual(await t.ran(), ["ran", "ran"]);
     } finally {
       await Deno.remove(link);
