@@ -6,6 +6,7 @@
 import { checkAccess } from "./check_access.ts";
 import { HttpError } from "./http_error.ts";
 import { errorResponse } from "./_respond.ts";
+import { type HttpListener, listenHttp } from "./http_listener.ts";
 import { findRoute, type Route } from "./router.ts";
 
 /** What {@link answerGuarded} needs of its server. */
@@ -30,4 +31,38 @@ export async function answerGuarded(request: Request, server: GuardedServer): Pr
     if (!(error instanceof HttpError)) server.onInternalError?.(error);
     return errorResponse(error);
   }
+}
+
+/** Where {@link listenGuarded} listens and what it serves. */
+export interface GuardedListenOptions {
+  hostname: string;
+  port: number;
+  routes: readonly Route[];
+  token?: string | undefined;
+  onInternalError?: ((error: unknown) => void) | undefined;
+}
+
+/**
+ * Listens and answers every request through {@link answerGuarded}; the server's own URL (which
+ * the Origin check compares with) is known once the port is bound.
+ */
+export async function listenGuarded(
+  options: GuardedListenOptions,
+): Promise<{ listener: HttpListener; url: string }> {
+  let url = "";
+  const listener = await listenHttp({
+    hostname: options.hostname,
+    port: options.port,
+    handler: (request) =>
+      answerGuarded(request, {
+        routes: options.routes,
+        token: options.token,
+        serverUrl: url,
+        onInternalError: options.onInternalError,
+      }),
+    onError: (error) => options.onInternalError?.(error),
+  });
+  const { hostname, port } = listener;
+  url = `http://${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}`;
+  return { listener, url };
 }

@@ -3,8 +3,8 @@
  * `replio serve` (token, Origin, Host, body limits, `100 Continue`) without its API.
  * @module
  */
-import { answerGuarded } from "./answer_guarded.ts";
-import { type HttpListener, listenHttp } from "./http_listener.ts";
+import { listenGuarded } from "./answer_guarded.ts";
+import type { HttpListener } from "./http_listener.ts";
 import { mountRoutes } from "./mount_routes.ts";
 import type { HttpMount } from "./serve_workspace.ts";
 
@@ -25,23 +25,14 @@ export interface MountServerOptions {
  * when the port is taken.
  */
 export async function startMountServer(options: MountServerOptions): Promise<MountServer> {
-  const routes = mountRoutes(options.mounts);
-  let serverUrl = "";
-  const listener = await listenHttp({
+  const { listener, url } = await listenGuarded({
     hostname: options.hostname,
     port: options.port,
-    handler: (request) =>
-      answerGuarded(request, {
-        routes,
-        token: options.token,
-        serverUrl,
-        onInternalError: options.onInternalError,
-      }),
-    onError: (error) => options.onInternalError?.(error),
+    routes: mountRoutes(options.mounts),
+    token: options.token,
+    onInternalError: options.onInternalError,
   });
-  const { hostname, port } = listener;
-  serverUrl = `http://${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}`;
-  return new MountServer(serverUrl, listener, options.mounts);
+  return new MountServer(url, listener, options.mounts);
 }
 
 /** A listening server of mounts; {@link MountServer.shutdown} stops it. */

@@ -5,8 +5,8 @@
  * answer.
  * @module
  */
-import { answerGuarded } from "./answer_guarded.ts";
-import { type HttpListener, listenHttp } from "./http_listener.ts";
+import { listenGuarded } from "./answer_guarded.ts";
+import type { HttpListener } from "./http_listener.ts";
 import { serveRoutes } from "./routes.ts";
 import { createServeContext, type ServeContext } from "./serve_context.ts";
 import type { ServeWorkspace } from "./serve_workspace.ts";
@@ -43,23 +43,14 @@ export async function startServer(options: ServeOptions): Promise<ReplioServer> 
     closing: closing.signal,
     onInternalError: options.onInternalError,
   });
-  const routes = serveRoutes(ctx);
-  let serverUrl = "";
-  const listener = await listenHttp({
+  const { listener, url } = await listenGuarded({
     hostname: options.hostname,
     port: options.port,
-    handler: (request) =>
-      answerGuarded(request, {
-        routes,
-        token: options.token,
-        serverUrl,
-        onInternalError: options.onInternalError,
-      }),
-    onError: (error) => options.onInternalError?.(error),
+    routes: serveRoutes(ctx),
+    token: options.token,
+    onInternalError: options.onInternalError,
   });
-  const { hostname, port } = listener;
-  serverUrl = `http://${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}`;
-  return new ReplioServer({ url: serverUrl, listener, ctx, closing });
+  return new ReplioServer({ url, listener, ctx, closing });
 }
 
 /** A listening API server; made by {@link startServer}, stopped by {@link ReplioServer.shutdown}. */
