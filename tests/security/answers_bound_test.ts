@@ -300,35 +300,24 @@ async function replayHere(wt: TempWorktree, calls: RecordedCall[][], trust = tru
   );
 }
 
-Deno.test("replay: a call id granted in turn 1 does not grant the same id declined in turn 2", async () => {
-  await using wt = await tempWorktree({ "a.txt": "a\n" });
-  await replayHere(wt, [
-    [{ id: "call_0", name: "run_command", args: { command: "echo one" }, decision: "granted" }],
-    [{
-      id: "call_0",
-      name: "run_command",
-      args: { command: "touch declined.txt" },
-      decision: "declined",
-    }],
-  ]);
-  assert.equal(await exists(join(wt.path, "declined.txt")), false, "the declined call ran");
-});
+/** A recorded run_command of `command` as call_0, answered `decision`. */
+function recordedCommand(command: string, decision: RecordedCall["decision"]): RecordedCall {
+  return { id: "call_0", name: "run_command", args: { command }, decision };
+}
 
-Deno.test("replay control: the same recording with turn 2 granted runs it", async () => {
-  await using wt = await tempWorktree({ "a.txt": "a\n" });
-  await replayHere(wt, [
-    [{ id: "call_0", name: "run_command", args: { command: "echo one" }, decision: "granted" }],
-    [{
-      id: "call_0",
-      name: "run_command",
-      args: { command: "touch declined.txt" },
-      decision: "granted",
-    }],
-  ]);
-  assert.ok(
-    await exists(join(wt.path, "declined.txt")),
-    "a recorded grant replays in a trusted folder",
-  );
+Deno.test("replay: a call id granted in turn 1 does not grant the same id declined in turn 2; granted, it runs (control)", async () => {
+  for (const second of ["declined", "granted"] as const) {
+    await using wt = await tempWorktree({ "a.txt": "a\n" });
+    await replayHere(wt, [
+      [recordedCommand("echo one", "granted")],
+      [recordedCommand("touch declined.txt", second)],
+    ]);
+    assert.equal(
+      await exists(join(wt.path, "declined.txt")),
+      second === "granted",
+      `turn 2 recorded ${second}`,
+    );
+  }
 });
 
 Deno.test("replay: a grant recorded for file_read does not cover a run_command with the same id", async () => {
