@@ -12,6 +12,7 @@
  */
 import { join } from "node:path";
 import { startMockModel } from "../tests/support/mock_model.ts";
+import { shellQuote } from "../tests/support/tmux_repl.ts";
 
 const RUNS = Number(Deno.args[0] ?? 10);
 const WARMUP_RUNS = 2;
@@ -99,10 +100,6 @@ class PtyRun {
       }
     }
   }
-}
-
-function shellQuote(word: string): string {
-  return `'${word.replaceAll("'", `'\\''`)}'`;
 }
 
 /** The prompt after the banner: the REPL is ready for input. */

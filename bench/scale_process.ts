@@ -17,6 +17,8 @@ export interface ProcessCost {
 }
 
 /** This checkout's replio. */
+import { shellQuote } from "../tests/support/tmux_repl.ts";
+
 export const MAIN = new URL("../main.ts", import.meta.url).pathname;
 
 /** How `deno task start` runs replio (`main`: another checkout's, to compare before and after). */
@@ -216,10 +218,6 @@ export class PtyReplio implements AsyncDisposable {
       }
     }
   }
-}
-
-function shellQuote(word: string): string {
-  return `'${word.replaceAll("'", `'\\''`)}'`;
 }
 
 /** The median of `values` (the lower middle one of an even count). */
