@@ -1,7 +1,7 @@
 /**
  * One invariant battery over every entry point (issue 22). For each way a tool call can run —
  * the REPL's confirm, `run`, `run --resume` after `approve`, serve turns, serve's pending API, the
- * chat-completions facade, `replio mcp`, a delegate child, `replay --here` (recorded here, and
+ * chat-completions facade, `replio mcp` (stdio, `--http`, serve's `/mcp`), a delegate child, `replay --here` (recorded here, and
  * shipped by an untrusted folder), a user-plugin tool, an MCP-proxied tool — the same five cases
  * run: an ask-gated command, a protected-path write, a plan-mode write or command, a reused call
  * id, and an untrusted config that loosens. Each case is an attack (its marker file must stay
@@ -18,11 +18,13 @@ import {
   delegateEntry,
   type Drive,
   type EntryPoint,
+  mcpHttpEntry,
   mcpServeEntry,
   replayEntry,
   replEntry,
   resumeEntry,
   runEntry,
+  serveMcpEntry,
   servePendingEntry,
   serveTurnEntry,
   writeGlobalConfig,
@@ -258,12 +260,12 @@ const ENTRIES: {
   { entry: serveTurnEntry },
   { entry: servePendingEntry },
   { entry: chatCompletionsEntry },
-  {
-    entry: mcpServeEntry,
+  ...[mcpServeEntry, mcpHttpEntry, serveMcpEntry].map((entry) => ({
+    entry,
     notApplicable: {
       "reused id": "an MCP client's calls carry no earlier answer: each is judged alone",
     },
-  },
+  })),
   { entry: delegateEntry },
   { entry: replayEntry(false) },
   { entry: replayEntry(true) },

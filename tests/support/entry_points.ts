@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { loadMcpSdk } from "../../src/mcp/mod.ts";
 import { type MockToolCall, type MockTurn, startMockModel } from "./mock_model.ts";
+import { httpClient, startMcpHttp } from "./mcp_http_replio.ts";
 import { childEnv, MAIN, replioCommand, runReplio } from "./replio_process.ts";
 import { waitUntil } from "./deadline.ts";
 import { TmuxRepl } from "./tmux_repl.ts";
@@ -102,10 +103,16 @@ export const resumeEntry: EntryPoint = {
 };
 
 /** A running `replio serve` on a free port. */
-async function startServe(wt: TempWorktree, baseUrl: string, drive: Drive) {
+async function startServe(
+  wt: TempWorktree,
+  baseUrl: string,
+  drive: Drive,
+  { serverMode = false } = {},
+) {
+  // A turn names its mode in the request; an MCP client cannot, so /mcp takes the server's.
   const { mode: _mode, ...serverDrive } = drive;
   const child = replioCommand(
-    ["serve", "--port", "0", ...modelArgs(baseUrl), ...flags(serverDrive)],
+    ["serve", "--port", "0", ...modelArgs(baseUrl), ...flags(serverMode ? drive : serverDrive)],
     { cwd: wt.path },
   ).spawn();
   const stderr = new Response(child.stderr).text();
@@ -123,6 +130,7 @@ async function startServe(wt: TempWorktree, baseUrl: string, drive: Drive) {
   }
   const base = `http://127.0.0.1:${port}`;
   return {
+    base,
     async post(path: string, body: unknown): Promise<{ status: number; body: unknown }> {
       const response = await fetch(base + path, {
         method: "POST",
@@ -272,18 +280,48 @@ export const mcpServeEntry: EntryPoint = {
         stderr: "pipe",
       }),
     );
-    try {
-      for (const call of turns.flatMap((turn) => turn.toolCalls ?? [])) {
-        await client.callTool({
-          name: call.name,
-          arguments: call.arguments as Record<string, unknown>,
-        });
-      }
-    } finally {
-      await client.close();
-    }
+    await callEach(client, turns);
   },
 };
+
+/** `replio mcp --http`: the SDK's Streamable HTTP client makes the calls. */
+export const mcpHttpEntry: EntryPoint = {
+  name: "replio mcp --http",
+  async run(wt, turns, drive) {
+    await using server = await startMcpHttp(wt.path, flags(drive));
+    await callEach(await httpClient(server.url), turns);
+  },
+};
+
+/** `/mcp` of `replio serve`: the same server mounted beside the API, with serve's flags. */
+export const serveMcpEntry: EntryPoint = {
+  name: "replio serve /mcp",
+  async run(wt, turns, drive) {
+    await using mock = startMockModel(turns);
+    await using served = await startServe(wt, mock.baseUrl, drive, { serverMode: true });
+    await callEach(await httpClient(`${served.base}/mcp`), turns);
+  },
+};
+
+/** Makes each of the turns' tool calls as an MCP client's `tools/call`, then closes the client. */
+async function callEach(
+  client: {
+    callTool(params: { name: string; arguments: Record<string, unknown> }): Promise<unknown>;
+    close(): Promise<void>;
+  },
+  turns: MockTurn[],
+): Promise<void> {
+  try {
+    for (const call of turns.flatMap((turn) => turn.toolCalls ?? [])) {
+      await client.callTool({
+        name: call.name,
+        arguments: call.arguments as Record<string, unknown>,
+      });
+    }
+  } finally {
+    await client.close();
+  }
+}
 
 /** The screen ends at an empty prompt (`>`, `plan >`): the turn is over. */
 const AT_PROMPT = /(^|\n)([\w-]+ )?>\s*$/;
