@@ -12,7 +12,8 @@
  */
 import { fileURLToPath } from "node:url";
 import { loadConfig } from "../src/config/mod.ts";
-import { findRecipe, hostOfUrl, SANDBOX_RECIPES, shellLine } from "../src/cli/sandbox_recipes.ts";
+import { findRecipe, hostOfUrl, SANDBOX_RECIPES } from "../src/cli/sandbox_recipes.ts";
+import { shellLine } from "../src/tools/shell_quote.ts";
 
 const MAIN = fileURLToPath(new URL("../main.ts", import.meta.url));
 const OPENAI_URL = "https://api.openai.com/v1";

@@ -11,6 +11,7 @@ import {
   LiveTail,
   readTextIfExists,
   runSandboxed,
+  shellQuote,
   type Static,
   type ToolArgs,
   type ToolContext,
@@ -132,7 +133,7 @@ async function resolveDevCommand(
         `from: set ${key}, e.g. replio config set ${key} "make ${kind}"`,
     );
   }
-  const extra = (args.args ?? []).map(quoteShell);
+  const extra = (args.args ?? []).map(shellQuote);
   if (extra.length === 0) return found;
   // npm passes arguments after `--` on to the script instead of reading them itself.
   const separator = found.command.startsWith("npm run ") ? " --" : "";
@@ -154,7 +155,7 @@ async function detect(kind: DevKind, ctx: ToolContext): Promise<DevCommand | nul
   for (const origin of ["deno.json", "deno.jsonc"]) {
     if (!(await exists(origin))) continue;
     // The running deno when none is on PATH: replio itself runs on it.
-    const deno = (await findOnPath("deno")) ? "deno" : quoteShell(Deno.execPath());
+    const deno = (await findOnPath("deno")) ? "deno" : shellQuote(Deno.execPath());
     const sub = { test: "test -A", lint: "lint", format: "fmt" }[kind];
     return { command: `${deno} ${sub}`, origin };
   }
@@ -162,7 +163,7 @@ async function detect(kind: DevKind, ctx: ToolContext): Promise<DevCommand | nul
   const script = await packageScript(kind, join(root, "package.json"));
   if (script) {
     await needs("npm", "package.json");
-    return { command: `npm run ${quoteShell(script)}`, origin: "package.json" };
+    return { command: `npm run ${shellQuote(script)}`, origin: "package.json" };
   }
 
   for (const origin of ["pyproject.toml", "setup.py", "setup.cfg"]) {
@@ -179,7 +180,7 @@ async function detect(kind: DevKind, ctx: ToolContext): Promise<DevCommand | nul
       );
     }
     const runner = await usesPytest(root) ? "-m pytest" : "-m unittest discover";
-    return { command: `${quoteShell(python)} ${runner}`, origin };
+    return { command: `${shellQuote(python)} ${runner}`, origin };
   }
 
   if (await exists("Cargo.toml")) {
@@ -269,18 +270,4 @@ async function fileExists(path: string): Promise<boolean> {
     if (error instanceof Deno.errors.NotFound) return false;
     throw error;
   }
-}
-
-/**
- * One argument as bash reads it back unchanged.
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * assert.equal(quoteShell("src/a_test.ts"), "src/a_test.ts");
- * assert.equal(quoteShell("it's $HOME"), "'it'\\''s $HOME'");
- * ```
- */
-export function quoteShell(arg: string): string {
-  if (/^[\w@%+=:,./-]+$/.test(arg)) return arg;
-  return `'${arg.replaceAll("'", `'\\''`)}'`;
 }

@@ -6,6 +6,7 @@
  * @module
  */
 import { allNodes, type CompletionNode, type ValueKind } from "./completions.ts";
+import { shellQuote } from "../tools/shell_quote.ts";
 
 /** `replio completions bash`. */
 export function renderBash(table: CompletionNode): string {
@@ -266,11 +267,6 @@ function fishValue(value: ValueKind): string {
 /** Long spellings before short ones: `--continue -c` reads better in a list. */
 function longFirst(option: { flags: string[] }): string[] {
   return [...option.flags].sort((a, b) => b.length - a.length);
-}
-
-/** `word` in single quotes for bash and zsh. */
-function shellQuote(word: string): string {
-  return `'${word.replaceAll("'", `'\\''`)}'`;
 }
 
 /** `text` in single quotes for fish, which escapes `\` and `'` inside them. */

@@ -65,24 +65,6 @@ export function findRecipe(name: string): SandboxRecipe | undefined {
 }
 
 /** Characters a shell word may hold unquoted. */
-const PLAIN_WORD = /^[\w@%+=:,./-]+$/;
-
-/**
- * `words` as one line a POSIX shell reads back as the same words: the `deno run` line the
- * `deno task sandbox:*` launcher prints, so it can be pasted to run the recipe without the task.
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * assert.equal(
- *   shellLine(["deno", "run", "--allow-read=/w", "main.ts", "run", "review it's src/"]),
- *   `deno run --allow-read=/w main.ts run 'review it'\\''s src/'`,
- * );
- * ```
- */
-export function shellLine(words: readonly string[]): string {
-  return words.map((word) => PLAIN_WORD.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`)
-    .join(" ");
-}
 
 /**
  * `host:port` of an endpoint URL, as `--allow-net` wants it.

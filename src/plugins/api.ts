@@ -31,6 +31,7 @@ export {
 } from "../tools/output_store.ts";
 export { apiKeyEnvNames, childEnv, isWithheld } from "./child_env.ts";
 export { readTextIfExists } from "../fs/read_text_if_exists.ts";
+export { shellQuote } from "../tools/shell_quote.ts";
 /** Path functions without Node's compatibility layer (src/fs/path.ts). */
 export {
   basename,
