@@ -5,6 +5,7 @@
  * expected text appears, with a deadline.
  * @module
  */
+import { shellQuote } from "../../src/tools/shell_quote.ts";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import {
@@ -200,10 +201,8 @@ export function passEnv(...names: string[]): Record<string, string> {
   }));
 }
 
-/** `word` quoted for sh. */
-export function shellQuote(word: string): string {
-  return `'${word.replaceAll("'", `'\\''`)}'`;
-}
+// The product's own quoting, for the tests that type commands.
+export { shellQuote };
 
 /** A worktree with a README, and the mock model answering `turns`. */
 export async function setup(turns: MockTurn[], mockOptions: MockModelOptions = {}) {
