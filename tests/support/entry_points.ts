@@ -11,7 +11,8 @@ import { join } from "node:path";
 import { loadMcpSdk } from "../../src/mcp/mod.ts";
 import { type MockToolCall, type MockTurn, startMockModel } from "./mock_model.ts";
 import { httpClient, startMcpHttp } from "./mcp_http_replio.ts";
-import { childEnv, MAIN, replioCommand, runReplio } from "./replio_process.ts";
+import { childEnv, MAIN, runReplio } from "./replio_process.ts";
+import { post, serve, type Served } from "./serve_process.ts";
 import { waitUntil } from "./deadline.ts";
 import { TmuxRepl } from "./tmux_repl.ts";
 import type { TempWorktree } from "./worktree.ts";
@@ -102,50 +103,23 @@ export const resumeEntry: EntryPoint = {
   },
 };
 
-/** A running `replio serve` on a free port. */
-async function startServe(
+/** A running `replio serve` on a free port, with the battery's flags. */
+function startServe(
   wt: TempWorktree,
   baseUrl: string,
   drive: Drive,
   { serverMode = false } = {},
-) {
+): Promise<Served> {
   // A turn names its mode in the request; an MCP client cannot, so /mcp takes the server's.
   const { mode: _mode, ...serverDrive } = drive;
-  const child = replioCommand(
-    ["serve", "--port", "0", ...modelArgs(baseUrl), ...flags(serverMode ? drive : serverDrive)],
-    { cwd: wt.path },
-  ).spawn();
-  const stderr = new Response(child.stderr).text();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let first = "";
-  while (!first.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    first += value;
-  }
-  const port = /^listening http:\/\/.+:(\d+)$/m.exec(first)?.[1];
-  if (!port) {
-    child.kill();
-    throw new Error(`replio serve did not start: ${first}${await stderr}`);
-  }
-  const base = `http://127.0.0.1:${port}`;
-  return {
-    base,
-    async post(path: string, body: unknown): Promise<{ status: number; body: unknown }> {
-      const response = await fetch(base + path, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify(body),
-      });
-      return { status: response.status, body: await response.json() };
-    },
-    async [Symbol.asyncDispose]() {
-      child.kill("SIGTERM");
-      await child.status;
-      await reader.cancel();
-      await stderr;
-    },
-  };
+  return serve(wt.path, { baseUrl }, { args: flags(serverMode ? drive : serverDrive) });
+}
+
+/** POSTs `body` and checks the answer is 200; returns its JSON. */
+async function postOk(served: Served, path: string, body: unknown): Promise<unknown> {
+  const answer = await post(served, path, body);
+  assert.equal(answer.status, 200, JSON.stringify(answer.body));
+  return answer.body;
 }
 
 /** `POST /v1/turns` on `replio serve`. */
@@ -154,11 +128,10 @@ export const serveTurnEntry: EntryPoint = {
   async run(wt, turns, drive) {
     await using mock = startMockModel(turns);
     await using served = await startServe(wt, mock.baseUrl, drive);
-    const turn = await served.post("/v1/turns", {
+    await postOk(served, "/v1/turns", {
       prompt: "go",
       ...(drive.mode ? { mode: drive.mode } : {}),
     });
-    assert.equal(turn.status, 200, JSON.stringify(turn.body));
   },
 };
 
@@ -168,19 +141,14 @@ export const servePendingEntry: EntryPoint = {
   async run(wt, turns, drive) {
     await using mock = startMockModel([PARK_TURN, ...withFirstId(turns, "call_1")]);
     await using served = await startServe(wt, mock.baseUrl, drive);
-    const parked = await served.post("/v1/turns", { prompt: "go", park: true });
-    assert.equal(parked.status, 200, JSON.stringify(parked.body));
-    const session = (parked.body as { session: string }).session;
-    const answer = await served.post(`/v1/sessions/${session}/pending/call_1`, {
-      decision: "approve",
-    });
-    assert.equal(answer.status, 200, JSON.stringify(answer.body));
-    const resumed = await served.post("/v1/turns", {
+    const parked = await postOk(served, "/v1/turns", { prompt: "go", park: true });
+    const session = (parked as { session: string }).session;
+    await postOk(served, `/v1/sessions/${session}/pending/call_1`, { decision: "approve" });
+    await postOk(served, "/v1/turns", {
       session,
       resume: true,
       ...(drive.mode ? { mode: drive.mode } : {}),
     });
-    assert.equal(resumed.status, 200, JSON.stringify(resumed.body));
   },
 };
 
@@ -190,11 +158,10 @@ export const chatCompletionsEntry: EntryPoint = {
   async run(wt, turns, drive) {
     await using mock = startMockModel(turns);
     await using served = await startServe(wt, mock.baseUrl, drive);
-    const reply = await served.post("/v1/chat/completions", {
+    await postOk(served, "/v1/chat/completions", {
       model: `replio/${drive.mode ?? "default"}`,
       messages: [{ role: "user", content: "go" }],
     });
-    assert.equal(reply.status, 200, JSON.stringify(reply.body));
   },
 };
 

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { Client } from "../../src/mcp/_sdk.ts";
 import { StreamableHTTPClientTransport } from "../../src/mcp/_sdk_http.ts";
-import { withDeadline } from "./deadline.ts";
+import { spawnListening } from "./listening_process.ts";
 import { replioCommand } from "./replio_process.ts";
 
 /** A running `replio mcp --http`; disposing it sends SIGTERM and waits for the exit. */
@@ -27,33 +27,11 @@ export async function startMcpHttp(
   args: string[] = [],
   env: Record<string, string> = {},
 ): Promise<McpHttpReplio> {
-  const child = replioCommand(["mcp", "--http", "--port", "0", ...args], { cwd, env }).spawn();
-  const stderr = new Response(child.stderr).text();
-  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let stdout = "";
-  while (!stdout.includes("\n")) {
-    const { value, done } = await withDeadline(lines.read(), "the listening line of replio mcp", {
-      onLate: () => child.kill("SIGKILL"),
-    });
-    if (done) break;
-    stdout += value;
-  }
-  let stopped: ReturnType<McpHttpReplio["stop"]> | null = null;
-  const stop = (signal: Deno.Signal = "SIGTERM") =>
-    stopped ??= (async () => {
-      try {
-        child.kill(signal);
-      } catch (error) {
-        // It already exited (a failed start): report what it said.
-        if (!(error instanceof TypeError)) throw error;
-      }
-      const { code } = await withDeadline(child.status, "replio mcp --http to exit");
-      for (let read = await lines.read(); !read.done; read = await lines.read()) {
-        stdout += read.value;
-      }
-      return { code, stdout, stderr: await stderr };
-    })();
-  const match = /^listening (http:\/\/127\.0\.0\.1:\d+\/mcp)$/.exec(stdout.split("\n")[0]!);
+  const { firstLine, stop } = await spawnListening(
+    replioCommand(["mcp", "--http", "--port", "0", ...args], { cwd, env }),
+    "replio mcp --http",
+  );
+  const match = /^listening (http:\/\/127\.0\.0\.1:\d+\/mcp)$/.exec(firstLine);
   if (!match) throw new Error(`replio mcp --http did not start: ${JSON.stringify(await stop())}`);
   return { url: match[1]!, stop, [Symbol.asyncDispose]: async () => void await stop() };
 }

@@ -5,7 +5,7 @@
  * @module
  */
 import OpenAI from "openai";
-import { withDeadline } from "./deadline.ts";
+import { spawnListening } from "./listening_process.ts";
 import { replioCommand } from "./replio_process.ts";
 
 /** UTF-8 bytes as text. */
@@ -38,33 +38,10 @@ export async function serve(
 ): Promise<Served> {
   const modelArgs = ["--base-url", model.baseUrl, "--model", "mock-model"];
   const args = ["serve", "--port", "0", ...modelArgs, ...options.args ?? []];
-  const child = replioCommand(args, { cwd, env: options.env ?? {} }).spawn();
-  const stderr = new Response(child.stderr).text();
-  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let stdout = "";
-  while (!stdout.includes("\n")) {
-    const { value, done } = await withDeadline(lines.read(), "the first line of replio serve", {
-      onLate: () => child.kill("SIGKILL"),
-    });
-    if (done) break;
-    stdout += value;
-  }
-  const listening = stdout.split("\n")[0]!;
-  let stopped: ReturnType<Served["stop"]> | null = null;
-  const stop = (signal: Deno.Signal = "SIGTERM") =>
-    stopped ??= (async () => {
-      try {
-        child.kill(signal);
-      } catch (error) {
-        // It already exited (a failed start): report what it said.
-        if (!(error instanceof TypeError)) throw error;
-      }
-      const { code } = await child.status;
-      for (let read = await lines.read(); !read.done; read = await lines.read()) {
-        stdout += read.value;
-      }
-      return { code, stdout, stderr: await stderr };
-    })();
+  const { firstLine: listening, stop } = await spawnListening(
+    replioCommand(args, { cwd, env: options.env ?? {} }),
+    "replio serve",
+  );
   const match = /^listening http:\/\/(.+):(\d+)$/.exec(listening);
   if (!match) {
     const ended = await stop();
