@@ -148,14 +148,7 @@ Deno.test("replio mcp --http on SIGTERM ends a running call and exits 0", async 
   await using wt = await tempWorktree();
   const server = await startMcpHttp(wt.path, ["--yes"]);
   await using client = await httpClient(server.url);
-  const sleep = `sleep 300.${Math.floor(Math.random() * 1e9)}`;
-  const running = Promise.withResolvers<void>();
-  const call = client.callTool(runCommand(`echo started; exec ${sleep}`).params, undefined, {
-    onprogress: (p) => p.message?.includes("started") && running.resolve(),
-  });
-  call.catch(() => {});
-  await withDeadline(running.promise, "progress saying the command started");
-  assert.ok(await processesMatching(sleep) >= 1, "the command runs before the stop");
+  const sleep = await startLongCall(client);
   const ended = await server.stop("SIGTERM");
   assert.equal(ended.code, 0, ended.stderr);
   assert.equal(await processesMatching(sleep), 0, "replio exited with the command still running");
@@ -177,6 +170,17 @@ Deno.test("replio serve serves MCP at /mcp, and its stop ends a running MCP call
   });
   await put.body?.cancel();
 
+  const sleep = await startLongCall(client);
+  const ended = await served.stop("SIGTERM");
+  assert.equal(ended.code, 0, ended.stderr);
+  assert.equal(await processesMatching(sleep), 0, "replio serve exited with the command running");
+});
+
+/**
+ * Starts a command that sleeps for minutes through `client`, waits for its progress saying it
+ * started, and returns the `sleep` command line to look for among processes.
+ */
+async function startLongCall(client: Awaited<ReturnType<typeof httpClient>>): Promise<string> {
   const sleep = `sleep 300.${Math.floor(Math.random() * 1e9)}`;
   const running = Promise.withResolvers<void>();
   const call = client.callTool(runCommand(`echo started; exec ${sleep}`).params, undefined, {
@@ -185,10 +189,8 @@ Deno.test("replio serve serves MCP at /mcp, and its stop ends a running MCP call
   call.catch(() => {});
   await withDeadline(running.promise, "progress saying the command started");
   assert.ok(await processesMatching(sleep) >= 1, "the command runs before the stop");
-  const ended = await served.stop("SIGTERM");
-  assert.equal(ended.code, 0, ended.stderr);
-  assert.equal(await processesMatching(sleep), 0, "replio serve exited with the command running");
-});
+  return sleep;
+}
 
 Deno.test("replio mcp serve speaks stdio as replio mcp does", async () => {
   await using wt = await mcpWorktree({});
