@@ -4,7 +4,7 @@
  * @module
  */
 import { describeSchema } from "../config/mod.ts";
-import { displayWidth } from "../ui/markdown.ts";
+import { displayWidth } from "../ui/text_width.ts";
 import { type JsonSchema, summarizeTool, type Tool, toolIsolation } from "../tools/mod.ts";
 import type { ReplContext, SlashCommand } from "./context.ts";
 

@@ -6,7 +6,7 @@
  * @module
  */
 import { stripVTControlCharacters } from "node:util";
-import { displayWidth } from "../ui/markdown.ts";
+import { displayWidth } from "../ui/text_width.ts";
 import type { Styles } from "../ui/styles.ts";
 import type { TextWriter } from "../ui/writer.ts";
 

@@ -6,7 +6,8 @@
  * prompt, so it never cuts into an answer.
  * @module
  */
-import { MarkdownStream, reflowMarkdown, wrapText } from "../ui/markdown.ts";
+import { MarkdownStream, reflowMarkdown } from "../ui/markdown.ts";
+import { wrapText } from "../ui/text_width.ts";
 import type { Styles } from "../ui/styles.ts";
 import type { TextWriter } from "../ui/writer.ts";
 import type { LineEditor } from "./line_editor.ts";

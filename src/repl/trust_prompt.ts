@@ -4,7 +4,7 @@
  * @module
  */
 import { describeProjectSettings, type FolderTrust, type TrustAnswer } from "../config/mod.ts";
-import { wrapText } from "../ui/markdown.ts";
+import { wrapText } from "../ui/text_width.ts";
 import type { Styles } from "../ui/styles.ts";
 import type { TextWriter } from "../ui/writer.ts";
 

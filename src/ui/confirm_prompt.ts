@@ -9,7 +9,7 @@
  */
 import type { ConfirmAnswer, ConfirmRequest } from "./events.ts";
 import { type ActivityOptions, formatConfirm } from "./format_activity.ts";
-import { wrapText } from "./markdown.ts";
+import { wrapText } from "./text_width.ts";
 import type { Styles } from "./styles.ts";
 
 /** What the person did at a prompt: typed a line, pressed Ctrl-C, or Ctrl-D (or input ended). */

@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
-import { displayWidth, highlightCode, MarkdownStream, wrapText } from "./markdown.ts";
+import { highlightCode } from "./code_highlight.ts";
+import { MarkdownStream } from "./markdown.ts";
+import { displayWidth, wrapText } from "./text_width.ts";
 import { createStyles } from "./styles.ts";
 
 const plain = createStyles(false);
