@@ -19,7 +19,7 @@ import {
 import type { AskAnswer, AskRequest, ToolImage } from "../tools/types.ts";
 import { INTERRUPTED_RESULT } from "../session/mod.ts";
 import type { Sink, TurnEvent, TurnStatus } from "../ui/events.ts";
-import { compactHistory } from "./compaction.ts";
+import { Compactor } from "./compaction.ts";
 import { analyseResult, refineArguments } from "./model_helpers.ts";
 import { buildSystemPrompt } from "./system_prompt.ts";
 import type { TurnLog } from "./turn_log.ts";
@@ -72,10 +72,12 @@ export class Agent {
   /** Notices already shown: the system prompt is rebuilt every turn, the notice shown once. */
   readonly #noticed = new Set<string>();
   #contextTokens = 0;
+  readonly #compactor: Compactor;
 
   constructor(options: AgentOptions) {
     this.#options = options;
     this.#history = options.session.history();
+    this.#compactor = new Compactor(options);
   }
 
   /** Tokens the last model request used (prompt and reply): how full the context is. */
@@ -196,20 +198,9 @@ export class Agent {
 
   /** Summarises older turns now (`/compact`); returns the summary or null when too short. */
   async compact(signal: AbortSignal): Promise<string | null> {
-    const compacted = await compactHistory({
-      history: this.#history,
-      provider: this.#options.provider,
-      signal,
-    });
-    if (!compacted) return null;
-    this.#history = compacted.history;
-    const { session } = this.#options;
-    session.append({
-      type: "compaction",
-      summary: compacted.summary,
-      upto: session.messageCount - compacted.kept - 1,
-    });
-    return compacted.summary;
+    const compacted = await this.#compactor.compact(this.#history, signal);
+    if (compacted) this.#history = compacted.history;
+    return compacted?.summary ?? null;
   }
 
   async #streamRound(
@@ -385,18 +376,9 @@ export class Agent {
   }
 
   async #compactIfNeeded(usage: Usage | null, signal: AbortSignal, sink: Sink): Promise<void> {
-    const { config } = this.#options;
-    const limit = config.get("compact_threshold") * config.get("context_window");
-    if (!usage || usage.prompt_tokens <= limit || signal.aborted) return;
-    const summary = await this.compact(signal);
-    if (summary) {
-      sink.emit({
-        type: "note",
-        message: `context compacted: ${usage.prompt_tokens} prompt tokens passed ${
-          Math.round(limit)
-        }`,
-      });
-    }
+    const history = this.#history;
+    this.#history = await this.#compactor.compactIfNeeded({ history, usage, signal, sink }) ??
+      history;
   }
 
   #record(message: ChatMessage): void {

@@ -1,51 +1,183 @@
 /**
- * Compaction: older turns are summarised by the model and replaced in the in-memory history;
- * recent turns are kept whole. The session log itself is never trimmed.
+ * Compaction: older messages are summarised by the model and replaced in the in-memory history;
+ * the recent ones are kept whole. Between turns that means older turns; inside a long turn (a
+ * model calling tools for hundreds of rounds) the turn's older rounds, its prompt kept verbatim.
+ * The session log itself is never trimmed: a `compaction` record says what was replaced.
  * @module
  */
-import type { ChatMessage, Provider } from "../providers/types.ts";
+import type { Config } from "../config/mod.ts";
+import type { ChatMessage, Provider, Usage } from "../providers/types.ts";
 import { summaryMessage } from "../session/mod.ts";
-
-/** How many of the most recent user turns are kept verbatim. */
-const KEPT_TURNS = 2;
+import type { Sink } from "../ui/events.ts";
+import { type FoldPlan, KEPT_ROUNDS, planFold, promptTokenEstimate } from "./fold_plan.ts";
+import type { TurnLog } from "./turn_log.ts";
 
 /** Characters of each message given to the summariser; the summary need not quote whole files. */
 const MESSAGE_CHARS = 2000;
+
+/**
+ * A fold should leave the next requests at most this share of the limit: then the turn runs
+ * many rounds before the next compaction, instead of compacting again at once.
+ */
+const ROOM_SHARE = 0.5;
 
 const SUMMARY_PROMPT =
   "Summarise the conversation below for your own later use: the user's goals, decisions made, " +
   "files read or changed (with paths), commands run and their outcomes, and open questions. " +
   "Be concise and factual; use bullet points.";
 
+/** Added when rounds of a running turn are folded: the work goes on right after the summary. */
+const IN_TURN_PROMPT = "The user's current request is kept verbatim after your summary, and " +
+  "your latest steps follow it: say what has been done for the request so far and what was " +
+  "learned on the way.";
+
 /** A compacted history: the summary message first, then the kept messages. */
 export interface Compacted {
   history: ChatMessage[];
   summary: string;
-  /** How many of the newest messages were kept verbatim. */
+  /** How many of the newest messages were kept verbatim (the kept prompt aside). */
   kept: number;
+  /** The running turn's prompt was kept too, right after the summary (a fold inside a turn). */
+  keepsPrompt: boolean;
 }
 
-/** Summarises everything before the last {@link KEPT_TURNS} user turns; null if nothing to fold. */
+/**
+ * Summarises what there is to fold in `history`; null if nothing. Without `budget` (a person's
+ * `/compact`) whole turns are folded when there are any, else the running turn's older rounds.
+ * Throws what the summary request throws.
+ */
 export async function compactHistory(options: {
   history: readonly ChatMessage[];
   provider: Provider;
   signal: AbortSignal;
+  /** The tokens the history takes and what a fold should leave (see {@link planFold}). */
+  budget?: { tokens: number; roomTokens: number };
 }): Promise<Compacted | null> {
   const { history, provider, signal } = options;
-  const turnStarts = history.flatMap((m, i) => (m.role === "user" ? [i] : []));
-  if (turnStarts.length <= KEPT_TURNS) return null;
-  const cut = turnStarts[turnStarts.length - KEPT_TURNS]!;
-  const older = history.slice(0, cut);
-  const transcript = older.map(renderForSummary).join("\n");
-  const summary = (await provider.complete([
-    { role: "system", content: SUMMARY_PROMPT },
-    { role: "user", content: transcript },
+  const plan = planFold(history, options.budget ?? { tokens: 0, roomTokens: 0 });
+  if (!plan) return null;
+  return foldWith(history, plan, await summarise(history, plan, provider, signal));
+}
+
+/**
+ * Compacts one agent's history when it grows past `compact_threshold` × `context_window`, and
+ * records each compaction in the session. One per agent: it remembers a failed summary, so a
+ * provider that cannot summarise is not asked again every round.
+ */
+export class Compactor {
+  readonly #provider: Provider;
+  readonly #config: Config;
+  readonly #session: TurnLog;
+  /** Checks made so far (one a round, one at a turn's end), and the first to try again at. */
+  #checks = 0;
+  #retryAt = 0;
+
+  constructor(options: { provider: Provider; config: Config; session: TurnLog }) {
+    this.#provider = options.provider;
+    this.#config = options.config;
+    this.#session = options.session;
+  }
+
+  /** Summarises older turns (or rounds) now (`/compact`); throws when the summary fails. */
+  async compact(history: readonly ChatMessage[], signal: AbortSignal): Promise<Compacted | null> {
+    const compacted = await compactHistory({ history, provider: this.#provider, signal });
+    if (compacted) this.#record(compacted);
+    return compacted;
+  }
+
+  /**
+   * The compacted history when the next request would pass the limit (`usage` is the last
+   * request's; see {@link promptTokenEstimate}), else null. A summary request that fails
+   * leaves the history and the session as they are, with a note, and is tried again
+   * {@link KEPT_ROUNDS} checks later.
+   */
+  async compactIfNeeded(options: {
+    history: readonly ChatMessage[];
+    usage: Usage | null;
+    signal: AbortSignal;
+    sink: Sink;
+  }): Promise<ChatMessage[] | null> {
+    const { history, usage, signal, sink } = options;
+    this.#checks++;
+    const limit = this.#config.get("compact_threshold") * this.#config.get("context_window");
+    const reported = usage?.prompt_tokens ?? null;
+    const tokens = promptTokenEstimate(reported, history);
+    if (tokens <= limit || signal.aborted || this.#checks < this.#retryAt) return null;
+    const plan = planFold(history, { tokens, roomTokens: limit * ROOM_SHARE });
+    if (!plan) return null;
+    let summary: string;
+    try {
+      summary = await summarise(history, plan, this.#provider, signal);
+    } catch (error) {
+      // Whatever the summary request throws (a provider error, a cancel): the turn goes on.
+      this.#retryAt = this.#checks + KEPT_ROUNDS;
+      const detail = signal.aborted
+        ? "it was cancelled"
+        : error instanceof Error
+        ? error.message
+        : String(error);
+      sink.emit({
+        type: "note",
+        message: `context not compacted: the summary request failed: ${detail}: the turn goes ` +
+          `on with its whole history, and compaction is tried again in ${KEPT_ROUNDS} rounds`,
+      });
+      return null;
+    }
+    const compacted = foldWith(history, plan, summary);
+    this.#record(compacted);
+    const estimated = reported === null || tokens > reported ? " (estimated from its size)" : "";
+    const kept = compacted.keepsPrompt
+      ? `: kept the request and its last ${KEPT_ROUNDS} rounds`
+      : "";
+    sink.emit({
+      type: "note",
+      message: `context compacted: ${tokens} prompt tokens${estimated} passed ${
+        Math.round(limit)
+      }${kept}`,
+    });
+    return compacted.history;
+  }
+
+  /**
+   * Appends the `compaction` record. The kept messages are the session's last ones, so `upto`
+   * counts back from its message count; a kept prompt is the last user message up to `upto`.
+   */
+  #record(compacted: Compacted): void {
+    this.#session.append({
+      type: "compaction",
+      summary: compacted.summary,
+      upto: this.#session.messageCount - compacted.kept - 1,
+      ...(compacted.keepsPrompt ? { keeps_prompt: true } : {}),
+    });
+  }
+}
+
+/** The model's summary of what `plan` folds. */
+async function summarise(
+  history: readonly ChatMessage[],
+  plan: FoldPlan,
+  provider: Provider,
+  signal: AbortSignal,
+): Promise<string> {
+  const older = history.slice(0, plan.cut).filter((_, i) => i !== plan.prompt);
+  const instructions = plan.prompt === null
+    ? SUMMARY_PROMPT
+    : `${SUMMARY_PROMPT} ${IN_TURN_PROMPT}`;
+  return (await provider.complete([
+    { role: "system", content: instructions },
+    { role: "user", content: older.map(renderForSummary).join("\n") },
   ], signal)).trim();
-  const kept = history.slice(cut);
+}
+
+/** The history `plan` and `summary` make: the summary, the kept prompt, the kept messages. */
+function foldWith(history: readonly ChatMessage[], plan: FoldPlan, summary: string): Compacted {
+  const kept = history.slice(plan.cut);
+  const prompt = plan.prompt === null ? [] : [history[plan.prompt]!];
   return {
-    history: [summaryMessage(summary), ...kept],
+    history: [summaryMessage(summary), ...prompt, ...kept],
     summary,
     kept: kept.length,
+    keepsPrompt: plan.prompt !== null,
   };
 }
 

@@ -37,6 +37,11 @@ export type SessionRecord =
     summary: string;
     /** Index, counting every `message` record of the file from 0, of the last one replaced. */
     upto: number;
+    /**
+     * The last user message up to `upto` (the prompt of the turn being compacted from inside)
+     * is kept, right after the summary. Absent (older files, whole turns folded): nothing is.
+     */
+    keeps_prompt?: boolean;
   }
   | { type: "subagent"; ts: string; session: string; agent_type: string; task: string }
   /** The model the turns after it use, when it changed since the header (the REPL's /model). */

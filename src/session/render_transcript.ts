@@ -56,7 +56,8 @@ function renderRecord(record: SessionRecord): string[] {
       return labelled(`Analysis [${record.tool_call_id}]`, record.text, RESULT_LINES);
     case "compaction":
       return labelled(
-        `Compaction: messages up to #${record.upto + 1} replaced by a summary`,
+        `Compaction: messages up to #${record.upto + 1} replaced by a summary` +
+          (record.keeps_prompt ? " (the turn's prompt kept)" : ""),
         record.summary,
         RESULT_LINES,
       );

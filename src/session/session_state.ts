@@ -53,7 +53,12 @@ export class SessionState {
    * resume's scan may give one as `read` instead: it is parsed only if it is still kept at the
    * end ({@link SessionState.settle}).
    */
-  #kept: { index: number; message: ChatMessage | null; read?: () => ChatMessage | null }[] = [];
+  #kept: {
+    index: number;
+    role: ChatMessage["role"];
+    message: ChatMessage | null;
+    read?: () => ChatMessage | null;
+  }[] = [];
   #summary: string | null = null;
   #messageCount = 0;
   #turns = 0;
@@ -108,10 +113,15 @@ export class SessionState {
       case "model":
         this.#model = record.model;
         break;
-      case "compaction":
+      case "compaction": {
+        // A compaction inside a turn keeps the turn's prompt: the last user message it replaces.
+        const prompt = record.keeps_prompt === true
+          ? this.#kept.findLast((entry) => entry.index <= record.upto && entry.role === "user")
+          : undefined;
         this.#summary = record.summary;
-        this.#kept = this.#kept.filter((entry) => entry.index > record.upto);
+        this.#kept = this.#kept.filter((entry) => entry.index > record.upto || entry === prompt);
         break;
+      }
       case "turn_start":
         this.#turns = Math.max(this.#turns + 1, record.turn);
         this.#turnOpen = true;
@@ -157,7 +167,7 @@ export class SessionState {
     entry: { message: ChatMessage | null; read?: () => ChatMessage | null },
   ): void {
     this.#traceMessage(role);
-    this.#kept.push({ index: this.#messageCount++, ...entry });
+    this.#kept.push({ index: this.#messageCount++, role, ...entry });
     if (toolCallId !== null) this.#parked.delete(toolCallId);
   }
 
@@ -196,7 +206,8 @@ export class SessionState {
   }
 
   /**
-   * The history the model continues from: the last summary, then the messages after it, with
+   * The history the model continues from: the last summary, then the messages it kept (those
+   * after its `upto`, and the turn's prompt when it `keeps_prompt`), with
    * every tool call answered (a crash can leave one without its result) and without the prompt
    * of any turn that failed or was cancelled before the model replied.
    */
