@@ -7,7 +7,14 @@
  * and the bytes of every request.
  *
  *     deno run -A bench/scale_session_length.ts [--rounds "10 100 400 1000 2000 3000"] [--reps 3]
- *                                               [--checkout DIR]
+ *                                               [--checkout DIR] [--context-window TOKENS]
+ *
+ * `--context-window` gives replio that `context_window` and has the mock report each request's
+ * prompt tokens as its bytes / 4, so compaction fires inside the session's one turn (at the
+ * default 128,000 tokens it fires past round 700); the compactions column counts them. The mock
+ * always answers a summary request with a summary and takes the round from its own call ids, so
+ * a compacted history (the recent rounds only) does not restart the script. Such a run writes
+ * bench/results/scale_session_length_compaction.md and no charts.
  *
  * Targets: per-round wall and CPU slope at 400 and 2,000 rounds ≤ 1.1× refagent's; PSS growth per
  * round ≤ 1.1× refagent's. Writes bench/results/scale_session_length.md and the charts
@@ -27,6 +34,8 @@ import { lineChart } from "./svg_line_chart.ts";
 
 const COMMAND = "deno run -A bench/scale_session_length.ts";
 const RESULTS = new URL("./results/scale_session_length.md", import.meta.url);
+/** A run that forces compaction writes apart: the curve above and its charts stay the default's. */
+const COMPACTION_RESULTS = new URL("./results/scale_session_length_compaction.md", import.meta.url);
 const CHARTS = new URL("../docs/charts/", import.meta.url);
 const REF_AGENT = new URL("./peers/ref-agent.mjs", import.meta.url).pathname;
 /** The targets: replio's slope at most this times the floor's. */
@@ -39,6 +48,8 @@ interface Options {
   reps: number;
   main?: string;
   timeoutMs: number;
+  /** replio's `context_window`, to make compaction fire; the default when absent. */
+  contextWindow?: number;
 }
 
 function parseOptions(args: string[]): Options {
@@ -55,10 +66,13 @@ function parseOptions(args: string[]): Options {
       options.rounds = numbers(value).sort((a, b) => a - b);
     } else if (args[i] === "--reps" && Number(value) >= 1) options.reps = Number(value);
     else if (args[i] === "--checkout" && value) options.main = join(value, "main.ts");
-    else {
+    else if (args[i] === "--context-window" && Number(value) >= 1024) {
+      options.contextWindow = Number(value);
+    } else {
       throw new TypeError(
         `Cannot run the session-length bench: "${args[i]}" is not an option here: use ` +
-          `--rounds "10 100 1000" (two lengths or more), --reps N and --checkout DIR`,
+          `--rounds "10 100 1000" (two lengths or more), --reps N, --checkout DIR and ` +
+          `--context-window TOKENS (1024 or more)`,
       );
     }
   }
@@ -95,7 +109,10 @@ function agents(options: Options, home: string): Agent[] {
       },
       // list_dir shows 200 entries by default and says how to page; past 1,200 rounds the
       // script's out/ holds more, and the mock checks that the newest note is named.
-      files: { ".config/replio/config.yaml": "list_dir_max_entries: 0\n" },
+      files: {
+        ".config/replio/config.yaml": "list_dir_max_entries: 0\n" +
+          (options.contextWindow ? `context_window: ${options.contextWindow}\n` : ""),
+      },
     },
     {
       name: "refagent",
@@ -260,12 +277,19 @@ function report(
 
 Command: \`${COMMAND} --rounds "${options.rounds.join(" ")}" --reps ${options.reps}${
     options.main ? ` --checkout ${dirname(options.main)}` : ""
+  }${
+    options.contextWindow ? ` --context-window ${options.contextWindow}` : ""
   }\` (Deno ${Deno.version.deno}, ${Deno.build.os}/${Deno.build.arch}, ${navigator.hardwareConcurrency} CPUs, load average ${loadAverage} at the end, ${
     new Date().toISOString().slice(0, 10)
   }). One turn of N scripted rounds (bench/peers: read, grep, list, run, write, edit in turn, each
 result checked by the mock), replio as \`deno task start\` runs it (\`--max-rounds N+10\`, OS sandbox
 on) and refagent (the floor), the lengths and agents taking turns, ${options.reps} runs each;
-medians of honest runs. Wall and CPU are the whole process tree's (treemon), PSS its peak.
+medians of honest runs. Wall and CPU are the whole process tree's (treemon), PSS its peak.${
+    options.contextWindow
+      ? ` replio's context_window is ${options.contextWindow} tokens and the mock reports each ` +
+        `request's bytes / 4 as its prompt tokens, so replio compacts inside the turn.`
+      : ""
+  }
 
 | agent | rounds | wall s | CPU s | peak PSS MB | first request ms | last request KB | compactions | honest |
 | --- | --- | --- | --- | --- | --- | --- | --- | --- |
@@ -298,7 +322,16 @@ ${verdicts.join("\n")}
 async function main(options: Options): Promise<void> {
   const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "replio_scale_length_" }));
   try {
-    const place = { treemon: await buildTreemon(root), root, timeoutMs: options.timeoutMs };
+    const place = {
+      treemon: await buildTreemon(root),
+      root,
+      timeoutMs: options.timeoutMs,
+      mockArgs: [
+        "--summaries",
+        "--rounds-from-ids",
+        ...(options.contextWindow ? ["--usage-from-bytes"] : []),
+      ],
+    };
     const list = agents(options, join(root, "home"));
     // One unmeasured short session each: first-run setup of the agent's home, the page cache.
     for (const agent of list) await runSession(agent, 2, place);
@@ -319,11 +352,14 @@ async function main(options: Options): Promise<void> {
       ", ",
     );
     const { text, svgs } = report(options, runs, list.map((a) => a.name), loadAverage);
-    await Deno.mkdir(CHARTS, { recursive: true });
-    for (const [name, svg] of Object.entries(svgs)) {
-      await Deno.writeTextFile(new URL(name, CHARTS), svg);
+    if (options.contextWindow) await Deno.writeTextFile(COMPACTION_RESULTS, text);
+    else {
+      await Deno.mkdir(CHARTS, { recursive: true });
+      for (const [name, svg] of Object.entries(svgs)) {
+        await Deno.writeTextFile(new URL(name, CHARTS), svg);
+      }
+      await Deno.writeTextFile(RESULTS, text);
     }
-    await Deno.writeTextFile(RESULTS, text);
     await Deno.stdout.write(new TextEncoder().encode(text));
   } finally {
     await Deno.remove(root, { recursive: true });

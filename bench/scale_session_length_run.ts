@@ -123,7 +123,7 @@ async function newWorkdir(dir: string): Promise<void> {
 }
 
 /** The peers' mock model, started for `rounds` rounds; resolves once it listens. */
-async function startMock(rounds: number, workdir: string, log: string) {
+async function startMock(rounds: number, workdir: string, log: string, extra: string[]) {
   const child = new Deno.Command("node", {
     args: [
       join(PEERS, "mock-server.mjs"),
@@ -133,6 +133,7 @@ async function startMock(rounds: number, workdir: string, log: string) {
       workdir,
       "--log",
       log,
+      ...extra,
     ],
     stdout: "null",
     stderr: "piped",
@@ -200,6 +201,8 @@ export interface SessionPlace {
   root: string;
   /** Per-session limit, as run.sh's `--timeout`. */
   timeoutMs: number;
+  /** Options of the mock beyond the script's (bench/peers/mock-server.mjs). */
+  mockArgs: string[];
 }
 
 /** Runs one scripted session of `rounds` rounds with `agent`. */
@@ -219,7 +222,7 @@ export async function runSession(
   }
   await newWorkdir(workdir);
   const log = join(logDir, "mock.jsonl");
-  const mock = await startMock(rounds, workdir, log);
+  const mock = await startMock(rounds, workdir, log, place.mockArgs);
   const treemonOut = join(logDir, "treemon.json");
   let stdout = "";
   let report: { honest?: boolean } = {};
