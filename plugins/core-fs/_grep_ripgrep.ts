@@ -10,29 +10,23 @@ import {
   type SearchOutcome,
   type SearchRequest,
 } from "./_grep_types.ts";
-import { isMissing } from "./_path_errors.ts";
 import { toRustPattern } from "./_pattern.ts";
-import { SKIPPED_DIRS } from "./_walk.ts";
+import {
+  mayRunRipgrep,
+  mtimeOf,
+  readOutput,
+  ripgrepFilterArgs,
+  type RipgrepUnavailable,
+} from "./_ripgrep.ts";
 
 /** Longest wait past the deadline for the file count to finish, so its number is exact. */
 const COUNT_GRACE_MS = 50;
-
-/** Bytes of output read at a time. */
-const READ_BYTES = 1 << 20;
-
-/**
- * Why ripgrep could not run this search, and the built-in engine takes it over: `rg` is not
- * there, or it refused the pattern (look-around, backreferences) or its flags (an old `rg`).
- */
-export type RipgrepUnavailable = "missing" | "unsupported";
 
 /** Searches with `rg`, or says why it could not. */
 export async function searchRipgrep(
   request: SearchRequest,
 ): Promise<SearchOutcome | RipgrepUnavailable> {
-  if (Deno.permissions.querySync({ name: "run", command: "rg" }).state !== "granted") {
-    return "missing";
-  }
+  if (!mayRunRipgrep()) return "missing";
   // Patterns only JavaScript's legacy mode reads, or with no Rust equivalent, stay built-in.
   const pattern = request.regex.flags.includes("u") ? toRustPattern(request.regex.source) : null;
   if (pattern === null) return "unsupported";
@@ -168,9 +162,8 @@ function countFiles(request: SearchRequest, cwd: string): FileCounter {
 }
 
 /**
- * Flags that line ripgrep up with the built-in engine: hidden files searched, `.gitignore`
- * honoured outside git repositories too, no global gitignore or config file, bytes taken as
- * they are (no BOM sniffing), and the same directories skipped. Output is one line per
+ * Flags that line ripgrep up with the built-in engine: files chosen as it chooses them
+ * ({@link ripgrepFilterArgs}), bytes taken as they are (no BOM sniffing). Output is one line per
  * match or context line, `path NUL number : text` (`-` for context): several times smaller
  * and cheaper to read than `--json`.
  */
@@ -194,11 +187,8 @@ function ripgrepArgs(request: SearchRequest, pattern: string): string[] {
 
 /** Which files ripgrep looks at: the search and the file count ({@link countFiles}) share them. */
 function filterArgs(request: SearchRequest): string[] {
-  const args = ["--no-config", "--hidden", "--no-require-git", "--no-ignore-global"];
   // Globs are matched against paths relative to the working directory, which is the target.
-  if (request.glob !== undefined && !request.isFile) args.push("--glob", request.glob);
-  for (const dir of SKIPPED_DIRS) args.push("--glob", `!${dir}/`);
-  return args;
+  return ripgrepFilterArgs(request.glob !== undefined && !request.isFile ? [request.glob] : []);
 }
 
 /**
@@ -255,42 +245,12 @@ async function parseOutput(
     }
   };
   let rest = "";
-  const decoder = new TextDecoder();
-  // A reader with a large buffer of its own takes what the pipe holds in few reads; the
-  // default one hands over many small chunks, each costly in the stream machinery.
-  const reader = stdout.getReader({ mode: "byob" });
-  let buffer = new ArrayBuffer(READ_BYTES);
-  try {
-    while (true) {
-      const { value, done } = await reader.read(new Uint8Array(buffer));
-      if (done || value === undefined) break;
-      isEmpty = false;
-      const lines = (rest + decoder.decode(value, { stream: true })).split("\n");
-      rest = lines.pop()!;
-      for (const line of lines) take(line);
-      buffer = value.buffer as ArrayBuffer;
-    }
-  } catch (error) {
-    // The stream errors when the process is killed at the deadline; what was read stands.
-    if (
-      !(error instanceof Deno.errors.Interrupted) && !(error instanceof Deno.errors.BadResource)
-    ) {
-      throw error;
-    }
+  for await (const text of readOutput(stdout)) {
+    isEmpty = false;
+    const lines = (rest + text).split("\n");
+    rest = lines.pop()!;
+    for (const line of lines) take(line);
   }
   // Output ends with a line break; anything after the last one was cut off by a kill.
   return { files: files.filter((f) => f.matchCount > 0 && !binary.has(f)), isEmpty };
-}
-
-/**
- * A file's modification time, read while ripgrep is still searching so that the sort after it
- * has nothing left to stat; null when the file is gone (the sort then drops it).
- */
-function mtimeOf(path: string): number | null {
-  try {
-    return Deno.statSync(path).mtime?.getTime() ?? 0;
-  } catch (error) {
-    if (isMissing(error)) return null;
-    throw error;
-  }
 }

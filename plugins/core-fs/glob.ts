@@ -1,5 +1,7 @@
 /**
- * glob: files whose path matches a pattern, newest first, honouring ignore files.
+ * glob: files whose path matches a pattern, newest first, honouring ignore files. It lists them
+ * with ripgrep when `rg` is on PATH and may be run, and walks the tree itself otherwise; both
+ * give the same text.
  * @module
  */
 import {
@@ -16,11 +18,15 @@ import { displayPath } from "./_display.ts";
 import { newestFirst } from "./_newest_first.ts";
 import { compileGlob } from "./_match_glob.ts";
 import { walkFiles } from "./_walk.ts";
+import type { GlobOutcome, GlobRequest } from "./_glob_types.ts";
 import { count, plural, type SearchBudget, searchBudget, stoppedClause } from "./_budget_note.ts";
 import DESCRIPTION from "./glob.md" with { type: "text" };
 
 /** Paths listed before the rest are summarised: enough to choose from, short in context. */
 const MAX_RESULTS = 200;
+
+/** Which engine glob uses; `auto` runs ripgrep when it can and walks the tree otherwise. */
+export type GlobEngine = "auto" | "rg" | "builtin";
 
 const parameters = Type.Object({
   pattern: Type.String({
@@ -43,6 +49,7 @@ export const globSpec = {
   parameters,
   category: "search",
   permission: "read",
+  // ripgrep runs when `rg` may be run; the built-in walk serves otherwise.
   deno: { read: true },
   pathArg: "path",
   keyArg: "pattern",
@@ -52,8 +59,10 @@ export const globSpec = {
   note: (result: string) => result.startsWith("(no files match ") && !result.includes("\n"),
 } satisfies ToolSpec<typeof parameters>;
 
-/** Options for {@link createGlob}; tests shorten the budget. */
+/** Options for {@link createGlob}; tests and benches pick the engine and shorten the budget. */
 export interface GlobOptions {
+  /** Default `auto`. */
+  engine?: GlobEngine;
   /** Milliseconds to search before returning what was found; overrides `search.time_budget`. */
   budgetMs?: number;
   /** Matching files after which the walk stops; overrides `search.max_results`. */
@@ -62,7 +71,8 @@ export interface GlobOptions {
 
 /** A glob handler with the given budgets. */
 export function createGlob(options: GlobOptions = {}): ToolHandler<GlobArgs> {
-  return async (args, ctx) => await findFiles(args, ctx, searchBudget(ctx, options));
+  return async (args, ctx) =>
+    await findFiles(args, ctx, options.engine ?? "auto", searchBudget(ctx, options));
 }
 
 /** Lists files matching the pattern, most recently modified first. */
@@ -71,27 +81,41 @@ export const globFiles: ToolHandler<GlobArgs> = createGlob();
 async function findFiles(
   args: GlobArgs,
   ctx: ToolContext,
+  engine: GlobEngine,
   budget: SearchBudget,
 ): Promise<string> {
   const root = await ctx.resolvePath(args.path ?? ".", "read");
   const shownRoot = displayPath(root, ctx.worktree);
   await assertDirectory(root, shownRoot);
-  const isMatch = await compileGlob(relativePattern(args.pattern, root));
-  const walk = await walkFiles({
+  const pattern = relativePattern(args.pattern, root);
+  const request: GlobRequest = {
     root,
     worktree: ctx.worktree,
+    pattern,
+    isMatch: await compileGlob(pattern),
     signal: ctx.signal,
     deadline: performance.now() + budget.timeMs,
-    filter: (f) => isMatch(f.rel),
-    maxFiles: budget.maxResults,
-  });
-  const matches = await newestFirst(walk.files, ctx.signal);
+    maxResults: budget.maxResults,
+  };
+  let outcome: GlobOutcome | null = null;
+  if (engine !== "builtin") {
+    // The engine loads on the first search, not with every start (docs/performance.md).
+    const { globRipgrep } = await import("./_glob_ripgrep.ts");
+    const found = await globRipgrep(request);
+    if (found === "missing" && engine === "rg") {
+      throw new Error(
+        `Cannot glob with ripgrep: "rg" is not on PATH or may not be run: install ripgrep, ` +
+          `or use the engine "auto" or "builtin"`,
+      );
+    }
+    if (typeof found !== "string") outcome = found;
+  }
+  outcome ??= await walkMatching(request);
+  const matches = await newestFirst(outcome.files, ctx.signal);
   const where = shownRoot === "." ? "" : ` in ${shownRoot}`;
-  // The walk knows exactly what it read and which folders it had still to read.
-  const partial = walk.stoppedBy
-    ? `${stoppedClause(walk.stoppedBy, budget, "matching files")}: ` +
-      `${count(walk.seen)} files looked at, ${plural(walk.dirsUnread, "folder")} not yet ` +
-      `read; narrow with path=`
+  const partial = outcome.stoppedBy
+    ? `${stoppedClause(outcome.stoppedBy, budget, "matching files")}: ${outcome.coverage}; ` +
+      "narrow with path="
     : "";
   if (matches.length === 0) {
     return partial === ""
@@ -107,6 +131,24 @@ async function findFiles(
   }
   if (partial !== "") lines.push(`(partial results: ${partial})`);
   return lines.join("\n");
+}
+
+/** The built-in engine: its walk knows exactly what it read and what it had still to read. */
+async function walkMatching(request: GlobRequest): Promise<GlobOutcome> {
+  const walk = await walkFiles({
+    root: request.root,
+    worktree: request.worktree,
+    signal: request.signal,
+    deadline: request.deadline,
+    filter: (f) => request.isMatch(f.rel),
+    maxFiles: request.maxResults,
+  });
+  return {
+    files: walk.files,
+    stoppedBy: walk.stoppedBy,
+    coverage: `${count(walk.seen)} files looked at, ${plural(walk.dirsUnread, "folder")} not ` +
+      "yet read",
+  };
 }
 
 /** Absolute patterns inside the folder searched become relative to it. */

@@ -93,10 +93,10 @@ Deno.test("glob caps a long list and says how many were left out", async () => {
   );
 });
 
-Deno.test("glob returns what it found with a note when its time budget runs out", async () => {
+Deno.test("glob's walk returns what it found with a note when its time budget runs out", async () => {
   await using wt = await tempWorktree({ "a.ts": "" });
   const registry = new ToolRegistry();
-  registry.register(globSpec, createGlob({ budgetMs: 0 }));
+  registry.register(globSpec, createGlob({ engine: "builtin", budgetMs: 0 }));
   assert.equal(
     await runTool(wt, "glob", { pattern: "*.ts" }, { registry }),
     '(no files match "*.ts" in the part searched: stopped after 0 ms: 0 files looked at, ' +
@@ -104,12 +104,12 @@ Deno.test("glob returns what it found with a note when its time budget runs out"
   );
 });
 
-Deno.test("glob stops at its result budget and says what it left unread", async () => {
+Deno.test("glob's walk stops at its result budget and says what it left unread", async () => {
   const files: Record<string, string> = {};
   for (let d = 0; d < 5; d++) for (let f = 0; f < 10; f++) files[`d${d}/f${f}.ts`] = "";
   await using wt = await tempWorktree(files);
   const registry = new ToolRegistry();
-  registry.register(globSpec, createGlob({ maxResults: 10 }));
+  registry.register(globSpec, createGlob({ engine: "builtin", maxResults: 10 }));
   const lines = (await runTool(wt, "glob", { pattern: "*.ts" }, { registry })).split("\n");
   // The walk reads one folder at a time: it stops after the first full folder.
   assert.equal(lines.length, 11);
