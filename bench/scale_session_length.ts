@@ -308,11 +308,13 @@ every request):
 | round | ${names.join(" ms | ")} ms | ratio |
 | --- | ${names.map(() => "---").join(" | ")} | --- |
 ${depthRows.join("\n")}
-
+${
+    options.contextWindow ? "" : `
 ![One round's time at each depth](charts/scale_session_length_round.svg)
 ![Wall and CPU of the whole session](charts/scale_session_length_totals.svg)
 ![Peak PSS of the process tree](charts/scale_session_length_memory.svg)
-
+`
+  }
 Targets (≤ ${TARGET_RATIO}× refagent's):
 ${verdicts.join("\n")}
 `;
