@@ -87,8 +87,10 @@ for ((run = 1; run <= runs; run++)); do
   clone="$results/clone-$run"
   log="$results/run-$run.log"
   # A clone, not a worktree: nothing of this checkout's caches, .replio/ or untracked files.
-  if ! git clone --quiet --no-hardlinks "$repo" "$clone" >"$log" 2>&1; then
-    echo "run $run/$runs: could not clone $repo (see $log)"
+  # Every run at the commit named above, however the checkout moves on meanwhile.
+  if ! { git clone --quiet --no-hardlinks "$repo" "$clone" &&
+    git -C "$clone" checkout --quiet --detach "$commit"; } >"$log" 2>&1; then
+    echo "run $run/$runs: could not clone $repo at $commit (see $log)"
     red=$((red + 1))
     continue
   fi
