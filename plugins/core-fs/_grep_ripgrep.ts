@@ -10,6 +10,7 @@ import {
   type SearchOutcome,
   type SearchRequest,
 } from "./_grep_types.ts";
+import { compileGlob } from "./_match_glob.ts";
 import { toRustPattern } from "./_pattern.ts";
 import {
   mayRunRipgrep,
@@ -31,6 +32,7 @@ export async function searchRipgrep(
   const pattern = request.regex.flags.includes("u") ? toRustPattern(request.regex.source) : null;
   if (pattern === null) return "unsupported";
   const cwd = request.isFile ? dirname(request.target) : request.target;
+  const accepts = await globFilter(request);
   const budgetMs = Math.max(0, request.deadline - performance.now());
   // Ends ripgrep early: at the deadline, or once enough lines matched.
   const timeout = new AbortController();
@@ -48,7 +50,7 @@ export async function searchRipgrep(
   // search are counted beside it, so a stopped search can say how many there were.
   let counter: FileCounter | null = null;
   const countTimer = request.isFile ? undefined : setTimeout(
-    () => counter = countFiles(request, cwd),
+    () => counter = countFiles(request, cwd, accepts),
     Math.max(0, (request.deadline - performance.now()) / 2),
   );
   let child: Deno.ChildProcess;
@@ -69,7 +71,12 @@ export async function searchRipgrep(
   }
   try {
     const limit = { max: request.maxResults, onFull };
-    const { files, isEmpty } = await parseOutput(child.stdout, cwd, request.context, limit);
+    const { files, isEmpty } = await parseOutput(child.stdout, {
+      cwd,
+      context: request.context,
+      accepts,
+      limit,
+    });
     const status = await child.status;
     request.signal.throwIfAborted();
     // Exit 2 with no output is an error about the pattern or the flags; exit 2 with output
@@ -113,7 +120,11 @@ interface FileCounter {
 }
 
 /** Counts the files ripgrep would search, with the same filters, as `rg --files` lists them. */
-function countFiles(request: SearchRequest, cwd: string): FileCounter {
+function countFiles(
+  request: SearchRequest,
+  cwd: string,
+  accepts: (name: string) => boolean,
+): FileCounter {
   const kill = new AbortController();
   let count = 0;
   let complete = false;
@@ -121,7 +132,7 @@ function countFiles(request: SearchRequest, cwd: string): FileCounter {
     let child: Deno.ChildProcess;
     try {
       child = new Deno.Command("rg", {
-        args: [...filterArgs(request), "--files", "--", "."],
+        args: [...filterArgs(request), "--files", "--null", "--", "."],
         cwd,
         stdin: "null",
         stdout: "piped",
@@ -132,8 +143,11 @@ function countFiles(request: SearchRequest, cwd: string): FileCounter {
       return; // no count: the note says less
     }
     try {
-      for await (const chunk of child.stdout) {
-        for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) count++;
+      let rest = "";
+      for await (const text of readOutput(child.stdout)) {
+        const names = (rest + text).split("\0");
+        rest = names.pop()!;
+        for (const name of names) if (accepts(name)) count++;
       }
       // The end of the list, unless the kill cut it short.
       complete = !kill.signal.aborted;
@@ -185,10 +199,24 @@ function ripgrepArgs(request: SearchRequest, pattern: string): string[] {
   return args;
 }
 
-/** Which files ripgrep looks at: the search and the file count ({@link countFiles}) share them. */
+/**
+ * Which files ripgrep looks at: the search and the file count ({@link countFiles}) share them.
+ * A `glob` only narrows them to names it could match; {@link globFilter} decides.
+ */
 function filterArgs(request: SearchRequest): string[] {
-  // Globs are matched against paths relative to the working directory, which is the target.
-  return ripgrepFilterArgs(request.glob !== undefined && !request.isFile ? [request.glob] : []);
+  return ripgrepFilterArgs(
+    request.glob !== undefined && !request.isFile ? request.glob : undefined,
+  );
+}
+
+/**
+ * Whether a path ripgrep printed (relative to its working directory, which is the target, as
+ * `./a/b.ts`) is one the request's glob takes, matched as the built-in engine matches it.
+ */
+async function globFilter(request: SearchRequest): Promise<(name: string) => boolean> {
+  if (request.glob === undefined || request.isFile) return () => true;
+  const isMatch = await compileGlob(request.glob);
+  return (name) => isMatch(name.startsWith("./") ? name.slice(2) : name);
 }
 
 /**
@@ -199,9 +227,13 @@ function filterArgs(request: SearchRequest): string[] {
  */
 async function parseOutput(
   stdout: ReadableStream<Uint8Array>,
-  cwd: string,
-  context: number,
-  limit: { max: number; onFull: () => void },
+  { cwd, context, accepts, limit }: {
+    cwd: string;
+    context: number;
+    /** Files the glob leaves out are skipped: their lines neither shown nor counted. */
+    accepts: (name: string) => boolean;
+    limit: { max: number; onFull: () => void };
+  },
 ): Promise<{ files: FileMatches[]; isEmpty: boolean }> {
   const files: FileMatches[] = [];
   let matchedLines = 0;
@@ -216,6 +248,7 @@ async function parseOutput(
       return;
     }
     const name = line.slice(0, nul);
+    if (name !== currentName && !accepts(name)) return;
     let at = nul + 1;
     while (line.charCodeAt(at) >= 48 && line.charCodeAt(at) <= 57) at++;
     // Past the result budget only the context after the last match is still taken: what

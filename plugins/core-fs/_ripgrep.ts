@@ -6,6 +6,7 @@
  */
 import { isMissing } from "./_path_errors.ts";
 import { SKIPPED_DIRS } from "./_walk.ts";
+import { nameTypeArgs } from "./_name_globs.ts";
 
 /** Bytes of output read at a time. */
 const READ_BYTES = 1 << 20;
@@ -25,23 +26,23 @@ export function mayRunRipgrep(): boolean {
 /**
  * Flags that make ripgrep pick the files the built-in walk picks: hidden files included,
  * `.gitignore` honoured outside git repositories too, no global gitignore or config file, and
- * {@link SKIPPED_DIRS} skipped. `globs` (grep's `glob`) go before the skipped folders, as a later
- * glob wins in ripgrep. Such a glob overrides ignore files: a file it names is listed even
- * where `.gitignore` excludes it.
+ * {@link SKIPPED_DIRS} skipped; with a glob `pattern`, narrowed to names it could match
+ * ({@link nameTypeArgs}): ripgrep may still list files the pattern does not match, never fewer,
+ * so the caller matches each path itself.
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * const args = ripgrepFilterArgs(["*.ts"]);
+ * const args = ripgrepFilterArgs("*.ts");
  * assert.deepEqual(args.slice(0, 6), [
- *   "--no-config", "--hidden", "--no-require-git", "--no-ignore-global", "--glob", "*.ts",
+ *   "--no-config", "--hidden", "--no-require-git", "--no-ignore-global", "--glob", "!.git/",
  * ]);
- * assert.deepEqual(args.slice(6, 8), ["--glob", "!.git/"]);
+ * assert.deepEqual(args.slice(-2), ["--type", "replioglob"]);
  * ```
  */
-export function ripgrepFilterArgs(globs: readonly string[] = []): string[] {
+export function ripgrepFilterArgs(pattern?: string): string[] {
   const args = ["--no-config", "--hidden", "--no-require-git", "--no-ignore-global"];
-  for (const glob of globs) args.push("--glob", glob);
   for (const dir of SKIPPED_DIRS) args.push("--glob", `!${dir}/`);
+  if (pattern !== undefined) args.push(...nameTypeArgs(pattern));
   return args;
 }
 

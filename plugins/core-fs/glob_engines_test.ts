@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { ToolRegistry } from "../../src/tools/mod.ts";
 import { runTool, type TempWorktree, tempWorktree } from "../../tests/support/worktree.ts";
-import { nameGlobs } from "./_glob_ripgrep.ts";
+import { nameGlobs } from "./_name_globs.ts";
 import { createGlob, type GlobEngine, type GlobOptions, globSpec } from "./glob.ts";
 
 /** Whether ripgrep can run here; the comparisons need it. */

@@ -127,6 +127,21 @@ Deno.test("grep honours .gitignore and skips binary files, .git and node_modules
   );
   // A folder named in path is searched even when .gitignore excludes it.
   assert.equal(await grepBoth(wt, { pattern: "needle", path: "build" }), "build/gen.ts:1: needle");
+  // A glob picks among the files the ignore files leave: it does not bring ignored ones back,
+  // as ripgrep's own --glob would (the control: rg run with it lists them).
+  for (const glob of ["*.min.js", "build/*", "*.ts"]) {
+    const out = await grepBoth(wt, { pattern: "needle", glob });
+    assert.doesNotMatch(out, /app\.min\.js|build\/gen\.ts|secret_x/, glob);
+  }
+  if (hasRipgrep) {
+    for (const [glob, ignored] of [["*.min.js", "app.min.js"], ["*.ts", "src/secret_x.ts"]]) {
+      const { stdout } = await new Deno.Command("rg", {
+        args: ["--no-config", "--hidden", "--files", "--glob", glob!],
+        cwd: wt.path,
+      }).output();
+      assert.ok(new TextDecoder().decode(stdout).split("\n").includes(ignored!), glob);
+    }
+  }
 });
 
 Deno.test("grep returns a note when nothing matches", async () => {
