@@ -156,11 +156,23 @@ function commands(tree: RepoTree, answers: Map<string, Answer>) {
   const rgGrep = createGrep({ engine: "rg" });
   const builtinGrep = createGrep({ engine: "builtin" });
   const glob = createGlob();
+  // search.max_results 20: the walk (or rg) stops at the 20th matching file.
+  const globFirst = createGlob({ maxResults: FIRST_LINES });
   const tool = (name: string, call: () => string | Promise<string>) => async () => {
     answers.set(name, readAnswer(await call()));
   };
   const grepArgs = [...RG_BASE, "--line-number", "--no-heading", "--regexp", NEEDLE, "."];
-  const filesArgs = [...RG_BASE, "--files", "--glob", SPEC_GLOB, "."];
+  // A file type, not --glob: rg's --glob overrides .gitignore (it would list ignored specs too),
+  // a type is applied after it, so this lists exactly the files glob answers with.
+  const filesArgs = [
+    ...RG_BASE,
+    "--files",
+    "--type-add",
+    `spec:${SPEC_GLOB}`,
+    "--type",
+    "spec",
+    ".",
+  ];
   const findArgs = [
     ".",
     "-maxdepth",
@@ -177,6 +189,7 @@ function commands(tree: RepoTree, answers: Map<string, Answer>) {
     "grep:rg": () => runDirect("rg", grepArgs, tree.root),
     "grep:rg first": () => firstLinesMs("rg", grepArgs, tree.root),
     "glob:glob": tool("glob:glob", () => glob({ pattern: SPEC_GLOB }, ctx)),
+    "glob:glob first": tool("glob:glob first", () => globFirst({ pattern: SPEC_GLOB }, ctx)),
     "glob:rg --files": () => runDirect("rg", filesArgs, tree.root),
     "glob:rg --files first": () => firstLinesMs("rg", filesArgs, tree.root),
     "list:list_dir": tool("list:list_dir", () => listDir({ depth: LIST_DEPTH }, ctx)),
