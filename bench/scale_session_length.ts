@@ -218,12 +218,16 @@ function report(
   });
   const verdicts = TARGET_LENGTHS.filter((n) => options.rounds.includes(n)).map((n) => {
     const segment = segments.find(([, hi]) => hi === n)!;
-    const ratio = (f: (c: Cell) => number) =>
-      slope("replio", segment, f) / slope("refagent", segment, f);
+    // A floor that did not grow over the segment (peak PSS moves by megabytes from run to run)
+    // gives no ratio to judge by: the verdict says so rather than dividing by it.
+    const ratio = (f: (c: Cell) => number) => {
+      const floor = slope("refagent", segment, f);
+      return floor > 0 ? slope("replio", segment, f) / floor : NaN;
+    };
     const said = (what: string, r: number) =>
-      `${what} ${f2(r)}× (${
-        Number.isNaN(r) ? "not measured" : r <= TARGET_RATIO ? "met" : "**missed**"
-      })`;
+      Number.isNaN(r)
+        ? `${what}: no ratio (refagent's did not grow over these rounds; see the table)`
+        : `${what} ${f2(r)}× (${r <= TARGET_RATIO ? "met" : "**missed**"})`;
     return `- at ${n} rounds (${segment[0]} → ${n}): ${said("wall", ratio((c) => c.wallMs))}, ${
       said("CPU", ratio((c) => c.cpuMs))
     }, ${said("PSS growth", ratio((c) => c.pssMb))}`;
