@@ -141,7 +141,10 @@ async function firstLinesMs(command: string, args: string[], cwd: string): Promi
 function readAnswer(text: string): Answer {
   const total = /of (?:more than )?([\d,]+) (?:matches|files|entries)/.exec(text)?.[1];
   return {
-    results: total ? Number(total.replaceAll(",", "")) : text.trim().split("\n").length,
+    // One result a line; notes (a partial-results note, a "showing" line) are not results.
+    results: total
+      ? Number(total.replaceAll(",", ""))
+      : text.trim().split("\n").filter((line) => !/^(\(|\.\.\. )/.test(line)).length,
     isComplete: !text.includes("partial results"),
   };
 }
@@ -189,7 +192,7 @@ function commands(tree: RepoTree, answers: Map<string, Answer>) {
     "grep:rg": () => runDirect("rg", grepArgs, tree.root),
     "grep:rg first": () => firstLinesMs("rg", grepArgs, tree.root),
     "glob:glob": tool("glob:glob", () => glob({ pattern: SPEC_GLOB }, ctx)),
-    "glob:glob first": tool("glob:glob first", () => globFirst({ pattern: SPEC_GLOB }, ctx)),
+    "glob:glob max 20": tool("glob:glob max 20", () => globFirst({ pattern: SPEC_GLOB }, ctx)),
     "glob:rg --files": () => runDirect("rg", filesArgs, tree.root),
     "glob:rg --files first": () => firstLinesMs("rg", filesArgs, tree.root),
     "list:list_dir": tool("list:list_dir", () => listDir({ depth: LIST_DEPTH }, ctx)),
