@@ -58,9 +58,9 @@ export async function globRipgrep(request: GlobRequest): Promise<GlobOutcome | R
     let rest = "";
     for await (const text of readOutput(child.stdout)) {
       isEmpty = false;
-      // Past the result budget the output is only drained: what ripgrep printed after the
-      // budget was reached is not counted as found.
-      if (stoppedBy === "results") continue;
+      // At the result budget ripgrep is killed and the rest of its output left unread (leaving
+      // the loop cancels the pipe): what it printed after the budget is not counted as found.
+      if (stoppedBy === "results") break;
       const listed = (rest + text).split("\0");
       rest = listed.pop()!;
       for (const rel of listed) {
