@@ -18,6 +18,7 @@ import {
   readOutput,
   ripgrepFilterArgs,
   type RipgrepUnavailable,
+  spawnRipgrep,
 } from "./_ripgrep.ts";
 
 /** Lists the files matching the request's pattern with `rg`, or says why it could not. */
@@ -37,21 +38,11 @@ export async function globRipgrep(request: GlobRequest): Promise<GlobOutcome | R
   const stop = new AbortController();
   let stoppedBy: "time" | "results" = "time";
   const timer = setTimeout(() => stop.abort(), request.deadline - performance.now());
-  let child: Deno.ChildProcess;
-  try {
-    // With no path ripgrep lists the working directory, printing paths relative to it.
-    child = new Deno.Command("rg", {
-      args,
-      cwd: request.root,
-      stdin: "null",
-      stdout: "piped",
-      stderr: "null",
-      signal: AbortSignal.any([request.signal, stop.signal]),
-    }).spawn();
-  } catch (error) {
+  // With no path ripgrep lists the working directory, printing paths relative to it.
+  const child = spawnRipgrep(args, request.root, AbortSignal.any([request.signal, stop.signal]));
+  if (child === "missing") {
     clearTimeout(timer);
-    if (error instanceof Deno.errors.NotFound) return "missing";
-    throw error;
+    return "missing";
   }
   try {
     let isEmpty = true;

@@ -18,6 +18,7 @@ import {
   readOutput,
   ripgrepFilterArgs,
   type RipgrepUnavailable,
+  spawnRipgrep,
 } from "./_ripgrep.ts";
 
 /** Longest wait past the deadline for the file count to finish, so its number is exact. */
@@ -53,21 +54,15 @@ export async function searchRipgrep(
     () => counter = countFiles(request, cwd, accepts),
     Math.max(0, (request.deadline - performance.now()) / 2),
   );
-  let child: Deno.ChildProcess;
-  try {
-    child = new Deno.Command("rg", {
-      args: ripgrepArgs(request, pattern),
-      cwd,
-      stdin: "null",
-      stdout: "piped",
-      stderr: "null",
-      signal: AbortSignal.any([request.signal, timeout.signal]),
-    }).spawn();
-  } catch (error) {
+  const child = spawnRipgrep(
+    ripgrepArgs(request, pattern),
+    cwd,
+    AbortSignal.any([request.signal, timeout.signal]),
+  );
+  if (child === "missing") {
     clearTimeout(timer);
     clearTimeout(countTimer);
-    if (error instanceof Deno.errors.NotFound) return "missing";
-    throw error;
+    return "missing";
   }
   try {
     const limit = { max: request.maxResults, onFull };

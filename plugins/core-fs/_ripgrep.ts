@@ -90,3 +90,27 @@ export function mtimeOf(path: string): number | null {
     throw error;
   }
 }
+
+/**
+ * Starts `rg` with `args` in `cwd`, its output piped and ended by `signal`; "missing" when there is
+ * no `rg` to start.
+ */
+export function spawnRipgrep(
+  args: string[],
+  cwd: string,
+  signal: AbortSignal,
+): Deno.ChildProcess | "missing" {
+  try {
+    return new Deno.Command("rg", {
+      args,
+      cwd,
+      stdin: "null",
+      stdout: "piped",
+      stderr: "null",
+      signal,
+    }).spawn();
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return "missing";
+    throw error;
+  }
+}
