@@ -8,23 +8,14 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { Command } from "commander";
 import { buildProgram } from "../src/cli/program.ts";
+import { hasProgram } from "./support/has_program.ts";
 import { childEnv, MAIN, runReplio } from "./support/replio_process.ts";
 import { shellQuote, TmuxRepl } from "./support/tmux_repl.ts";
 import { tempWorktree } from "./support/worktree.ts";
 
-/** Whether `program` runs here (zsh and fish are optional outside CI, which installs them). */
-async function has(program: string): Promise<boolean> {
-  try {
-    return (await new Deno.Command(program, { args: ["--version"], stdout: "null" }).output())
-      .success;
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return false;
-    throw error;
-  }
-}
-
-const HAS_ZSH = await has("zsh");
-const HAS_FISH = await has("fish");
+// zsh and fish are optional outside CI, which installs them.
+const HAS_ZSH = await hasProgram("zsh");
+const HAS_FISH = await hasProgram("fish");
 for (const [shell, present] of [["zsh", HAS_ZSH], ["fish", HAS_FISH]] as const) {
   if (!present) {
     // deno-lint-ignore no-console

@@ -2,19 +2,12 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { ToolRegistry } from "../../src/tools/mod.ts";
 import { runTool, type TempWorktree, tempWorktree } from "../../tests/support/worktree.ts";
+import { hasProgram } from "../../tests/support/has_program.ts";
 import { nameGlobs } from "./_name_globs.ts";
 import { createGlob, type GlobEngine, type GlobOptions, globSpec } from "./glob.ts";
 
 /** Whether ripgrep can run here; the comparisons need it. */
-const hasRipgrep = await (async () => {
-  try {
-    return (await new Deno.Command("rg", { args: ["--version"], stdout: "null" }).output())
-      .success;
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return false;
-    throw error;
-  }
-})();
+const hasRipgrep = await hasProgram("rg");
 
 /** A registry holding glob with one engine and the given budgets. */
 function globRegistry(engine: GlobEngine, options: GlobOptions = {}): ToolRegistry {

@@ -8,20 +8,13 @@ import {
   type TempWorktree,
   tempWorktree,
 } from "../../tests/support/worktree.ts";
+import { hasProgram } from "../../tests/support/has_program.ts";
 import { createGrep, type GrepEngine, grepSpec } from "./grep.ts";
 
 const encoder = new TextEncoder();
 
 /** Whether ripgrep can run here; the comparison tests need it. */
-const hasRipgrep = await (async () => {
-  try {
-    return (await new Deno.Command("rg", { args: ["--version"], stdout: "null" }).output())
-      .success;
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return false;
-    throw error;
-  }
-})();
+const hasRipgrep = await hasProgram("rg");
 
 /** A registry holding grep with one engine (and an optional time budget). */
 function grepRegistry(engine: GrepEngine, budgetMs?: number): ToolRegistry {
