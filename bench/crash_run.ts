@@ -5,6 +5,7 @@
  * has done rather than by how fast the machine is.
  * @module
  */
+import { concatBytes } from "../src/fs/concat_bytes.ts";
 import { replioCommand } from "../tests/support/replio_process.ts";
 
 /** One stream-json event and when this process read it (performance.now()). */
@@ -100,7 +101,7 @@ export class StreamedRun {
         pendingBytes += end - start;
         const event = pendingBytes > BIG_LINE_BYTES
           ? headOf(decoder.decode(pending[0]!.subarray(0, HEAD_BYTES)))
-          : parseLine(decoder.decode(concat(pending)));
+          : parseLine(decoder.decode(concatBytes(pending)));
         pending = [];
         pendingBytes = 0;
         start = end + 1;
@@ -141,15 +142,4 @@ function parseLine(line: string): Record<string, unknown> | null {
 function headOf(head: string): Record<string, unknown> {
   const field = (name: string) => new RegExp(`"${name}":"([^"]*)"`).exec(head)?.[1];
   return { type: field("type"), id: field("id"), name: field("name"), cut: true };
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  if (parts.length === 1) return parts[0]!;
-  const joined = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    joined.set(part, offset);
-    offset += part.length;
-  }
-  return joined;
 }

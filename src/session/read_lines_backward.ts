@@ -3,6 +3,7 @@
  * wants the end of a long session (its last turn) needs, without reading the rest.
  * @module
  */
+import { concatBytes } from "../fs/concat_bytes.ts";
 
 /** Bytes read per step backwards. */
 const STEP_BYTES = 64 * 1024;
@@ -41,7 +42,7 @@ export async function* readLinesBackward(path: string): AsyncGenerator<Uint8Arra
     isLast = false;
     // A negative start would count from the end: an empty range has no newline to find.
     for (let at = lineEnd > 0 ? chunk.lastIndexOf(NEWLINE, lineEnd - 1) : -1; at !== -1;) {
-      yield join([chunk.subarray(at + 1, lineEnd), ...partial]);
+      yield concatBytes([chunk.subarray(at + 1, lineEnd), ...partial]);
       partial = [];
       lineEnd = at;
       at = at === 0 ? -1 : chunk.lastIndexOf(NEWLINE, at - 1);
@@ -50,16 +51,5 @@ export async function* readLinesBackward(path: string): AsyncGenerator<Uint8Arra
     end = start;
   }
   // A file that is not empty has a first line, however short.
-  if (!isLast) yield join(partial);
-}
-
-function join(parts: Uint8Array[]): Uint8Array {
-  if (parts.length === 1) return parts[0]!;
-  const joined = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    joined.set(part, offset);
-    offset += part.length;
-  }
-  return joined;
+  if (!isLast) yield concatBytes(partial);
 }

@@ -3,6 +3,7 @@
  * failing: a crash can cut the last line, and a hand edit can break any line.
  * @module
  */
+import { concatBytes } from "../fs/concat_bytes.ts";
 import type { ChatMessage } from "../providers/types.ts";
 import { describeWrongKind } from "../fs/wrong_kind.ts";
 import type { RecordType, SessionRecord } from "./records.ts";
@@ -270,7 +271,7 @@ export async function* readLineBatches(path: string): AsyncGenerator<LineBytes[]
     ) {
       const bytes = pending.length === 0
         ? buffer.subarray(start, end)
-        : join([...pending, buffer.subarray(start, end)]);
+        : concatBytes([...pending, buffer.subarray(start, end)]);
       pending = [];
       batch.push({ number: ++number, offset: lineOffset, bytes });
       start = end + 1;
@@ -281,15 +282,7 @@ export async function* readLineBatches(path: string): AsyncGenerator<LineBytes[]
     if (start < read) pending.push(buffer.slice(start, read));
     bufferOffset += read;
   }
-  if (pending.length > 0) yield [{ number: ++number, offset: lineOffset, bytes: join(pending) }];
-}
-
-function join(parts: Uint8Array[]): Uint8Array {
-  const joined = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    joined.set(part, offset);
-    offset += part.length;
+  if (pending.length > 0) {
+    yield [{ number: ++number, offset: lineOffset, bytes: concatBytes(pending) }];
   }
-  return joined;
 }

@@ -1,0 +1,24 @@
+/**
+ * Byte pieces joined into one array: a line read in several chunks.
+ * @module
+ */
+
+/**
+ * The pieces one after another; a single piece is returned as it is, not copied.
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * const joined = concatBytes([new Uint8Array([1, 2]), new Uint8Array([3])]);
+ * assert.deepEqual([...joined], [1, 2, 3]);
+ * ```
+ */
+export function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
+  if (parts.length === 1) return parts[0]!;
+  const joined = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
+  let offset = 0;
+  for (const part of parts) {
+    joined.set(part, offset);
+    offset += part.length;
+  }
+  return joined;
+}
