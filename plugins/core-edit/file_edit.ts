@@ -5,6 +5,7 @@
  */
 import {
   type Static,
+  SYNC_IO_MAX_BYTES,
   type ToolArgs,
   type ToolContext,
   type ToolSpec,
@@ -265,11 +266,13 @@ function atLines(lines: number[]): string {
 async function readText(file: string, path: string, signal?: AbortSignal): Promise<string> {
   let bytes: Uint8Array;
   try {
-    const info = await Deno.stat(file);
+    const info = Deno.statSync(file);
     if (!info.isFile) {
       throw new TypeError(`Cannot edit "${path}": it is not a regular file: give a file's path`);
     }
-    bytes = await Deno.readFile(file, signal ? { signal } : {});
+    bytes = info.size <= SYNC_IO_MAX_BYTES
+      ? Deno.readFileSync(file)
+      : await Deno.readFile(file, signal ? { signal } : {});
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) {
       throw new Deno.errors.NotFound(

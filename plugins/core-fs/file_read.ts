@@ -3,7 +3,13 @@
  * window near the end of a gigabyte log costs one pass and a few megabytes of memory.
  * @module
  */
-import { type Static, type ToolContext, type ToolSpec, Type } from "../../src/plugins/api.ts";
+import {
+  type Static,
+  SYNC_IO_MAX_BYTES,
+  type ToolContext,
+  type ToolSpec,
+  Type,
+} from "../../src/plugins/api.ts";
 import { guessBinaryType, looksBinary } from "./_binary.ts";
 import { isMissing, rethrowDenied } from "./_path_errors.ts";
 import { displayPath, formatBytes } from "./_display.ts";
@@ -11,6 +17,8 @@ import DESCRIPTION from "./file_read.md" with { type: "text" };
 
 /** Bytes read per step: large enough to amortise each read, small enough to keep memory flat. */
 const CHUNK_BYTES = 1 << 20;
+/** The smallest read buffer: a small file's buffer is its size, not a whole chunk. */
+const MIN_BUFFER_BYTES = 4096;
 /** Characters of one line shown before it is cut, so a minified bundle cannot fill a window. */
 const MAX_LINE_CHARS = 4000;
 /** Past this many bytes (and past the window) counting stops: a full count would stall the turn. */
@@ -57,14 +65,12 @@ export const fileReadSpec = {
 export async function readFile(args: ReadArgs, ctx: ToolContext): Promise<string> {
   const file = await ctx.resolvePath(args.path, "read");
   const shown = displayPath(file, ctx.worktree);
-  await assertRegularFile(file, shown);
+  const info = regularFileInfo(file, shown);
   const offset = args.offset ?? 1;
   const limit = args.limit ?? 500;
   const maxChars = ctx.config.get("tool_max_result_chars");
-  using handle = await Deno.open(file).catch((error: unknown) =>
-    rethrowDenied(error, `Cannot read "${shown}"`)
-  );
-  const scan = await scanFile(handle, {
+  using handle = openFile(file, shown);
+  const scan = await scanFile(handle, info.size, {
     first: offset,
     last: limit === 0 ? 0 : offset + limit - 1,
     budget: maxChars === 0 ? Infinity : Math.max(maxChars - FRAME_CHARS, 1),
@@ -103,10 +109,11 @@ export async function readFile(args: ReadArgs, ctx: ToolContext): Promise<string
   return parts.join("\n");
 }
 
-async function assertRegularFile(file: string, shown: string): Promise<void> {
+/** The file's metadata (synchronous: see SYNC_IO_MAX_BYTES), or why it cannot be read. */
+function regularFileInfo(file: string, shown: string): Deno.FileInfo {
   let info: Deno.FileInfo;
   try {
-    info = await Deno.stat(file);
+    info = Deno.statSync(file);
   } catch (error) {
     if (!isMissing(error)) throw error;
     throw new Deno.errors.NotFound(
@@ -123,6 +130,15 @@ async function assertRegularFile(file: string, shown: string): Promise<void> {
       `Cannot read "${shown}": it is not a regular file (a device, socket or pipe): ` +
         `give a file's path`,
     );
+  }
+  return info;
+}
+
+function openFile(file: string, shown: string): Deno.FsFile {
+  try {
+    return Deno.openSync(file);
+  } catch (error) {
+    return rethrowDenied(error, `Cannot read "${shown}"`);
   }
 }
 
@@ -158,11 +174,18 @@ type FileScan =
 
 /**
  * One streaming pass: counts lines (four bytes at a time) and characters, and decodes only the
- * lines of the window. Memory stays at one chunk plus the window.
+ * lines of the window. Memory stays at one chunk plus the window. The first
+ * {@link SYNC_IO_MAX_BYTES} are read synchronously: most files the model reads are small, and
+ * each async read is a thread hand-off.
  */
-async function scanFile(file: Deno.FsFile, request: WindowRequest): Promise<FileScan> {
-  const buffer = new Uint8Array(CHUNK_BYTES);
-  const words = new Uint32Array(buffer.buffer);
+async function scanFile(
+  file: Deno.FsFile,
+  size: number,
+  request: WindowRequest,
+): Promise<FileScan> {
+  // A multiple of four, for the word view; a whole chunk only when the file may need one.
+  let buffer = new Uint8Array(Math.min(CHUNK_BYTES, Math.max(MIN_BUFFER_BYTES, size + 4) & ~3));
+  let words = new Uint32Array(buffer.buffer);
   const collector = new WindowCollector(request);
   const decoder = new TextDecoder();
   let line = 1;
@@ -173,12 +196,11 @@ async function scanFile(file: Deno.FsFile, request: WindowRequest): Promise<File
   let decoderBusy = false;
   while (true) {
     request.signal.throwIfAborted();
-    const n = await file.read(buffer);
+    const n = bytes < SYNC_IO_MAX_BYTES ? file.readSync(buffer) : await file.read(buffer);
     if (n === null) break;
     const chunk = buffer.subarray(0, n);
     if (bytes === 0 && looksBinary(chunk)) {
-      const { size } = await file.stat();
-      return { kind: "binary", head: chunk.slice(0, 64), bytes: size };
+      return { kind: "binary", head: chunk.slice(0, 64), bytes: file.statSync().size };
     }
     bytes += n;
     lastByte = chunk[n - 1]!;
@@ -191,6 +213,11 @@ async function scanFile(file: Deno.FsFile, request: WindowRequest): Promise<File
     }
     if (collector.wants(line, line + newlines)) collector.take(chunk, line);
     line += newlines;
+    // The file grew after it was measured: the rest is read a whole chunk at a time.
+    if (n === buffer.length && buffer.length < CHUNK_BYTES) {
+      buffer = new Uint8Array(CHUNK_BYTES);
+      words = new Uint32Array(buffer.buffer);
+    }
     if (bytes >= COUNT_MAX_BYTES && collector.isDone(line)) {
       return {
         kind: "text",

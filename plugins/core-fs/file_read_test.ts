@@ -176,6 +176,24 @@ Deno.test("file_read streams a window from deep in a file larger than one chunk"
   );
 });
 
+Deno.test({
+  name: "file_read reads a file whose size says 0 (procfs) to its end",
+  ignore: Deno.build.os !== "linux",
+  async fn() {
+    // procfs reports size 0 for files that hold kilobytes: the read must not trust the size it
+    // sized its buffer by. /proc/crypto holds several buffers' worth and does not change.
+    await using wt = await tempWorktree();
+    const text = Deno.readTextFileSync("/proc/crypto");
+    assert.equal(Deno.statSync("/proc/crypto").size, 0);
+    assert.ok(text.length > 8192, `/proc/crypto is ${text.length} chars`);
+    const lines = text.split("\n").length - 1;
+    const out = await runTool(wt, "file_read", { path: "/proc/crypto", limit: 0 }, {
+      headless: "yes",
+    });
+    assert.equal(out, `# /proc/crypto - ${lines} lines, ${text.length} chars`);
+  },
+});
+
 Deno.test("file_read of a symlink leading outside the worktree asks first", async () => {
   await using outside = await tempWorktree({ "secret.txt": "s\n" });
   await using wt = await tempWorktree();

@@ -7,12 +7,7 @@
 import { basename, dirname, join } from "./path.ts";
 import { assertResolved } from "./_assert_resolved.ts";
 import { isAccessError } from "./access_error.ts";
-
-/**
- * Texts up to this length are written synchronously: writing 256 K characters into the page cache
- * takes well under a millisecond, less than the async call's round trip on a busy machine.
- */
-const SYNC_WRITE_MAX_CHARS = 256 * 1024;
+import { SYNC_IO_MAX_BYTES } from "./sync_io.ts";
 
 /** Options for {@link writeFileAtomic}. */
 export interface AtomicWriteOptions {
@@ -48,7 +43,7 @@ export async function writeFileAtomic(
   const temp = join(dirname(file), `.${basename(file)}.${crypto.randomUUID().slice(0, 8)}.tmp`);
   if (options.resolved) assertResolved(file);
   try {
-    if (text.length <= SYNC_WRITE_MAX_CHARS) {
+    if (text.length <= SYNC_IO_MAX_BYTES) {
       Deno.writeTextFileSync(temp, text, { createNew: true });
     } else await Deno.writeTextFile(temp, text, { createNew: true });
     // The umask may have narrowed the mode given at creation, so it is set afterwards.

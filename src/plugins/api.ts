@@ -80,3 +80,4 @@ export function defineTool<P extends JsonSchema, A = P extends { static: infer S
 
 export { type AtomicWriteOptions, writeFileAtomic } from "../fs/write_file_atomic.ts";
 export { appendFileNoFollow } from "../fs/append_file.ts";
+export { SYNC_IO_MAX_BYTES } from "../fs/sync_io.ts";
