@@ -7,7 +7,8 @@ import { basename } from "../../src/plugins/api.ts";
 import { compileGlob } from "./_match_glob.ts";
 import { createScanTools, type ScanSpec, searchFile } from "./_grep_scan.ts";
 import type { FileMatches, SearchCoverage, SearchOutcome, SearchRequest } from "./_grep_types.ts";
-import { pauser, type WalkedFile, walkFiles } from "./_walk.ts";
+import { pauser, type WalkedFile, walkFiles, type WalkOptions, walkSmallTree } from "./_walk.ts";
+import { SMALL_TREE_BYTES, SMALL_TREE_FILES, totalBytesAtMost } from "./_small_tree.ts";
 
 /** Below this many files a worker's start-up (tens of ms) costs more than it saves. */
 const PARALLEL_MIN_FILES = 2000;
@@ -29,26 +30,48 @@ export interface WorkerReply {
 }
 
 /**
- * Searches the request's files without any external program. Files are read synchronously
+ * The search of a small tree or file ({@link SMALL_TREE_FILES}), done here; null for a larger one,
+ * which ripgrep searches faster.
+ */
+export async function searchIfSmall(request: SearchRequest): Promise<SearchOutcome | null> {
+  const files = request.isFile
+    ? [{ path: request.target, rel: basename(request.target) }]
+    : await walkSmallTree(await walkOptions(request), SMALL_TREE_FILES);
+  if (files === null || !totalBytesAtMost(files.map((f) => f.path), SMALL_TREE_BYTES)) return null;
+  return await searchBuiltin(request, files);
+}
+
+/** The walk of the request's folder, kept to its `glob=` pattern. */
+async function walkOptions(request: SearchRequest): Promise<WalkOptions> {
+  const isMatch = request.glob === undefined ? null : await compileGlob(request.glob);
+  return {
+    root: request.target,
+    worktree: request.worktree,
+    signal: request.signal,
+    deadline: request.deadline,
+    filter: isMatch ? (f) => isMatch(f.rel) : undefined,
+  };
+}
+
+/**
+ * Searches the request's files (those `walked` already, when given) without any external program. Files are read synchronously
  * into one reused buffer (async reads cost several times more per small file), pausing every
  * few milliseconds so that cancellation lands.
  */
-export async function searchBuiltin(request: SearchRequest): Promise<SearchOutcome> {
+export async function searchBuiltin(
+  request: SearchRequest,
+  walked?: WalkedFile[],
+): Promise<SearchOutcome> {
   const { target, signal, deadline, maxResults } = request;
   let files: WalkedFile[];
   let stoppedBy: SearchCoverage["stoppedBy"] | null = null;
   let dirsUnread = 0;
-  if (request.isFile) {
+  if (walked) {
+    files = walked;
+  } else if (request.isFile) {
     files = [{ path: target, rel: basename(target) }];
   } else {
-    const isMatch = request.glob === undefined ? null : await compileGlob(request.glob);
-    const walk = await walkFiles({
-      root: target,
-      worktree: request.worktree,
-      signal,
-      deadline,
-      filter: isMatch ? (f) => isMatch(f.rel) : undefined,
-    });
+    const walk = await walkFiles(await walkOptions(request));
     if (walk.stoppedBy) stoppedBy = walk.stoppedBy;
     dirsUnread = walk.dirsUnread;
     files = walk.files;

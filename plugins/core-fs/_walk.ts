@@ -82,7 +82,24 @@ interface DirRules {
  * Synchronous reads are several times faster than async ones for many small directories; the
  * walk pauses every few milliseconds so that cancellation still lands.
  */
-export async function walkFiles(options: WalkOptions): Promise<WalkResult> {
+export function walkFiles(options: WalkOptions): Promise<WalkResult> {
+  return walk(options, Infinity);
+}
+
+/**
+ * The files of a small tree: the walk of {@link walkFiles}, abandoned (null) once it has looked at
+ * more than `maxSeen` regular files, or when its deadline or `maxFiles` stopped it first. For a
+ * tree this small a search in this process costs less than starting ripgrep.
+ */
+export async function walkSmallTree(
+  options: WalkOptions,
+  maxSeen: number,
+): Promise<WalkedFile[] | null> {
+  const walked = await walk(options, maxSeen);
+  return walked.complete ? walked.files : null;
+}
+
+async function walk(options: WalkOptions, maxSeen: number): Promise<WalkResult> {
   const { root, signal, deadline } = options;
   // Loaded on first use: importing the package costs tens of milliseconds at start-up.
   const { default: ignore } = await import("ignore");
@@ -118,7 +135,7 @@ export async function walkFiles(options: WalkOptions): Promise<WalkResult> {
         pending.push({ dir: path, rel: entryRel, rules: active });
         continue;
       }
-      seen++;
+      if (++seen > maxSeen) return stop("results");
       const file = { path, rel: entryRel };
       if (!filter || filter(file)) files.push(file);
     }

@@ -5,6 +5,7 @@ import { runTool, type TempWorktree, tempWorktree } from "../../tests/support/wo
 import { hasProgram } from "../../tests/support/has_program.ts";
 import { nameGlobs } from "./_name_globs.ts";
 import { createGlob, type GlobEngine, type GlobOptions, globSpec } from "./glob.ts";
+import { SMALL_TREE_FILES } from "./_small_tree.ts";
 
 /** Whether ripgrep can run here; the comparisons need it. */
 const hasRipgrep = await hasProgram("rg");
@@ -203,8 +204,13 @@ async function globInChild(
   return { code, stdout: new TextDecoder().decode(stdout) };
 }
 
+/** Files that make a tree one too many for the small-tree path, so `auto` starts rg. */
+const OVER_SMALL_TREE = Object.fromEntries(
+  Array.from({ length: SMALL_TREE_FILES + 1 }, (_, i) => [`filler/f${i}.txt`, ""]),
+);
+
 Deno.test("glob walks the tree itself when rg is not on PATH, or exits 2 without output", async () => {
-  await using wt = await tempWorktree({ "a.ts": "", "b.ts": "", "bin/rg": "" });
+  await using wt = await tempWorktree({ "a.ts": "", "b.ts": "", "bin/rg": "", ...OVER_SMALL_TREE });
   await age(wt.path, ["a.ts", "b.ts"]);
   const fake = (script: string) => Deno.writeTextFile(join(wt.path, "bin/rg"), script);
   await Deno.chmod(join(wt.path, "bin/rg"), 0o755);
@@ -224,6 +230,31 @@ Deno.test("glob walks the tree itself when rg is not on PATH, or exits 2 without
     code: 0,
     stdout: "a.ts\nb.ts\n",
   });
+});
+
+Deno.test("glob answers for a small tree without starting rg; one file more and rg runs", async () => {
+  await using wt = await tempWorktree({ "a.ts": "", "b.ts": "", "bin/rg": "" });
+  await age(wt.path, ["a.ts", "b.ts"]);
+  // An rg that leaves a marker and lists b.ts only: its answer would show it was run.
+  const marker = join(wt.path, "rg-ran");
+  await Deno.writeTextFile(
+    join(wt.path, "bin/rg"),
+    `#!/bin/sh\ntouch '${marker}'\nprintf 'b.ts\\0'\n`,
+  );
+  await Deno.chmod(join(wt.path, "bin/rg"), 0o755);
+  const env = { PATH: `${join(wt.path, "bin")}:/usr/bin:/bin` };
+  // bin/rg itself is a file of the tree: with the others, SMALL_TREE_FILES - 3 fillers fit.
+  const fillers = (n: number) =>
+    Promise.all(
+      Array.from({ length: n }, (_, i) => Deno.writeTextFile(join(wt.path, `f${i}.txt`), "")),
+    );
+  await fillers(SMALL_TREE_FILES - 3);
+  assert.deepEqual(await globInChild(wt, env), { code: 0, stdout: "a.ts\nb.ts\n" });
+  await assert.rejects(Deno.stat(marker), Deno.errors.NotFound);
+  // The control: one file more, and the same call runs that rg and answers with its list.
+  await fillers(SMALL_TREE_FILES - 2);
+  assert.deepEqual(await globInChild(wt, env), { code: 0, stdout: "b.ts\n" });
+  assert.ok((await Deno.stat(marker)).isFile, "rg ran for the larger tree");
 });
 
 Deno.test({

@@ -15,7 +15,7 @@ import { isMissing } from "./_path_errors.ts";
 import { displayPath } from "./_display.ts";
 import { newestFirst } from "./_newest_first.ts";
 import { dropIdentityEscapes } from "./_pattern.ts";
-import type { FileMatches, SearchOutcome, SearchRequest } from "./_grep_types.ts";
+import type { FileMatches, SearchRequest } from "./_grep_types.ts";
 import { grepCoverage, type SearchBudget, searchBudget, stoppedClause } from "./_budget_note.ts";
 import DESCRIPTION from "./grep.md" with { type: "text" };
 
@@ -123,9 +123,11 @@ async function grep(
     deadline: performance.now() + budget.timeMs,
     maxResults: budget.maxResults,
   };
-  let outcome: SearchOutcome | null = null;
-  if (engine !== "builtin") {
-    // The engines load on the first search, not with every start (docs/performance.md).
+  // The engines load on the first search, not with every start (docs/performance.md).
+  const builtin = await import("./_grep_builtin.ts");
+  // A small tree is searched here under `auto`: faster than starting ripgrep (_small_tree.ts).
+  let outcome = engine === "auto" ? await builtin.searchIfSmall(request) : null;
+  if (outcome === null && engine !== "builtin") {
     const { searchRipgrep } = await import("./_grep_ripgrep.ts");
     const found = await searchRipgrep(request);
     if (found === "missing" && engine === "rg") {
@@ -136,7 +138,7 @@ async function grep(
     }
     if (typeof found !== "string") outcome = found;
   }
-  outcome ??= await (await import("./_grep_builtin.ts")).searchBuiltin(request);
+  outcome ??= await builtin.searchBuiltin(request);
   const files = await newestFirst(outcome.files, ctx.signal);
   const partial = outcome.coverage
     ? `${stoppedClause(outcome.coverage.stoppedBy, budget, "matching lines")}: ` +

@@ -10,6 +10,7 @@ import {
 } from "../../tests/support/worktree.ts";
 import { hasProgram } from "../../tests/support/has_program.ts";
 import { createGrep, type GrepEngine, grepSpec } from "./grep.ts";
+import { SMALL_TREE_BYTES, SMALL_TREE_FILES } from "./_small_tree.ts";
 
 const encoder = new TextEncoder();
 
@@ -481,8 +482,13 @@ Deno.test("grep refuses an unknown REPLIO_GREP_ENGINE", async () => {
   });
 });
 
+/** Files that make a tree one too many for the small-tree path, so `auto` starts rg. */
+const OVER_SMALL_TREE = Object.fromEntries(
+  Array.from({ length: SMALL_TREE_FILES + 1 }, (_, i) => [`filler/f${i}.txt`, ""]),
+);
+
 Deno.test("grep says so when REPLIO_GREP_ENGINE=rg and rg is not on PATH, and falls back on auto", async () => {
-  await using wt = await tempWorktree({ "a.txt": "x\n" });
+  await using wt = await tempWorktree({ "a.txt": "x\n", ...OVER_SMALL_TREE });
   assert.deepEqual(await grepInChild(wt, { REPLIO_GREP_ENGINE: "rg", PATH: "/nonexistent" }), {
     code: 1,
     stdout: 'Error: Cannot search with ripgrep: "rg" is not on PATH or may not be run: install ' +
@@ -492,4 +498,40 @@ Deno.test("grep says so when REPLIO_GREP_ENGINE=rg and rg is not on PATH, and fa
     code: 0,
     stdout: "a.txt:1: x\n",
   });
+});
+
+Deno.test("grep searches a small tree without starting rg; past its files or bytes rg runs", async () => {
+  await using wt = await tempWorktree({ "a.txt": "x\n" });
+  // Outside the tree searched: an rg that leaves a marker and reports a match that is not there.
+  await using bin = await tempWorktree({ "rg": "" });
+  const marker = join(bin.path, "rg-ran");
+  await Deno.writeTextFile(
+    join(bin.path, "rg"),
+    `#!/bin/sh\ntouch '${marker}'\nprintf 'fake.txt\\0001:x\\n'\n`,
+  );
+  await Deno.chmod(join(bin.path, "rg"), 0o755);
+  const env = { PATH: `${bin.path}:/usr/bin:/bin` };
+  const rgRan = async () => {
+    try {
+      await Deno.remove(marker);
+      return true;
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) return false;
+      throw error;
+    }
+  };
+  assert.deepEqual(await grepInChild(wt, env), { code: 0, stdout: "a.txt:1: x\n" });
+  assert.equal(await rgRan(), false);
+  // The controls: the same call runs that rg for a tree of one file too many, or one too large.
+  for (let i = 0; i < SMALL_TREE_FILES; i++) {
+    await Deno.writeTextFile(join(wt.path, `f${i}.txt`), "");
+  }
+  assert.equal((await grepInChild(wt, env)).code, 0);
+  assert.equal(await rgRan(), true, "rg ran for a tree of more files");
+  for (let i = 0; i < SMALL_TREE_FILES; i++) await Deno.remove(join(wt.path, `f${i}.txt`));
+  assert.deepEqual(await grepInChild(wt, env), { code: 0, stdout: "a.txt:1: x\n" });
+  assert.equal(await rgRan(), false);
+  await Deno.writeTextFile(join(wt.path, "big.txt"), "y".repeat(SMALL_TREE_BYTES));
+  assert.equal((await grepInChild(wt, env)).code, 0);
+  assert.equal(await rgRan(), true, "rg ran for a tree of more bytes");
 });

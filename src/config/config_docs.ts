@@ -51,7 +51,7 @@ checks the whole file before writing it.
 | \`BRAVE_API_KEY\`, \`TAVILY_API_KEY\` | web_search keys (names set by \`web.brave_api_key_env\`, \`web.tavily_api_key_env\`) |
 | \`XDG_CONFIG_HOME\`, \`HOME\` | Where the global config file lives |
 | \`NO_COLOR\` | Any non-empty value turns colour off |
-| \`REPLIO_GREP_ENGINE\` | \`rg\`, \`builtin\` or \`auto\` (default): which engine grep uses |
+| \`REPLIO_GREP_ENGINE\` | \`rg\`, \`builtin\` or \`auto\` (default: the built-in engine for a tree of at most 200 files and 1 MB, ripgrep for a larger one, the built-in engine where rg is missing): which engine grep uses |
 | \`REPLIO_SERVE_TOKEN\` | Bearer token \`replio serve\` requires (needed to bind a non-loopback host; see serve.md) |
 
 Keys are never stored in config or session files: only the names of the variables that hold them.
