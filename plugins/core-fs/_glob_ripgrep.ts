@@ -14,7 +14,6 @@ import { plural } from "./_budget_note.ts";
 import type { GlobOutcome, GlobRequest } from "./_glob_types.ts";
 import {
   mayRunRipgrep,
-  mtimeOf,
   readOutput,
   ripgrepFilterArgs,
   type RipgrepUnavailable,
@@ -33,12 +32,13 @@ export async function globRipgrep(request: GlobRequest): Promise<GlobOutcome | R
       "so far; how many files it had looked at is not known",
   });
   if (performance.now() >= request.deadline) return stopped("time");
-  const args = ["--files", "--null", ...ripgrepFilterArgs(request.pattern)];
+  // Given ".", ripgrep finds the first files sooner (3 ms of 36 on a 1M-file tree, 30 runs)
+  // than with no path, and prints "./" before each path.
+  const args = ["--files", "--null", ...ripgrepFilterArgs(request.pattern), "--", "."];
   // Ends ripgrep early: at the deadline, or once enough files matched.
   const stop = new AbortController();
   let stoppedBy: "time" | "results" = "time";
   const timer = setTimeout(() => stop.abort(), request.deadline - performance.now());
-  // With no path ripgrep lists the working directory, printing paths relative to it.
   const child = spawnRipgrep(args, request.root, AbortSignal.any([request.signal, stop.signal]));
   if (child === "missing") {
     clearTimeout(timer);
@@ -47,23 +47,22 @@ export async function globRipgrep(request: GlobRequest): Promise<GlobOutcome | R
   try {
     let isEmpty = true;
     let rest = "";
-    for await (const text of readOutput(child.stdout)) {
+    // The files are not looked at (for their age) while ripgrep runs: its threads take both
+    // cores, and each stat here then waits for one, up to a millisecond (issue #26).
+    read: for await (const text of readOutput(child.stdout)) {
       isEmpty = false;
-      // At the result budget ripgrep is killed and the rest of its output left unread (leaving
-      // the loop cancels the pipe): what it printed after the budget is not counted as found.
-      if (stoppedBy === "results") break;
       const listed = (rest + text).split("\0");
       rest = listed.pop()!;
-      for (const rel of listed) {
+      for (const listedPath of listed) {
+        const rel = listedPath.startsWith("./") ? listedPath.slice(2) : listedPath;
         if (!request.isMatch(rel)) continue;
-        const path = join(request.root, rel);
-        const mtime = mtimeOf(path);
-        if (mtime === null) continue; // removed meanwhile
-        files.push({ path, mtime });
+        files.push({ path: join(request.root, rel) });
         if (files.length === request.maxResults) {
+          // ripgrep is killed and the rest of its output left unread (leaving the loop cancels
+          // the pipe): what it printed after the budget is not counted as found.
           stoppedBy = "results";
           stop.abort();
-          break;
+          break read;
         }
       }
     }

@@ -7,7 +7,7 @@ import { basename } from "../../src/plugins/api.ts";
 import { compileGlob } from "./_match_glob.ts";
 import { createScanTools, type ScanSpec, searchFile } from "./_grep_scan.ts";
 import type { FileMatches, SearchCoverage, SearchOutcome, SearchRequest } from "./_grep_types.ts";
-import { pauser, type WalkedFile, walkFiles, type WalkOptions, walkSmallTree } from "./_walk.ts";
+import { holdsAtMost, pauser, type WalkedFile, walkFiles, type WalkOptions } from "./_walk.ts";
 import { SMALL_TREE_BYTES, SMALL_TREE_FILES, totalBytesAtMost } from "./_small_tree.ts";
 
 /** Below this many files a worker's start-up (tens of ms) costs more than it saves. */
@@ -34,11 +34,17 @@ export interface WorkerReply {
  * which ripgrep searches faster.
  */
 export async function searchIfSmall(request: SearchRequest): Promise<SearchOutcome | null> {
-  const files = request.isFile
-    ? [{ path: request.target, rel: basename(request.target) }]
-    : await walkSmallTree(await walkOptions(request), SMALL_TREE_FILES);
-  if (files === null || !totalBytesAtMost(files.map((f) => f.path), SMALL_TREE_BYTES)) return null;
-  return await searchBuiltin(request, files);
+  if (request.isFile) {
+    return totalBytesAtMost([request.target], SMALL_TREE_BYTES)
+      ? await searchBuiltin(request)
+      : null;
+  }
+  if (!holdsAtMost(request.target, SMALL_TREE_FILES)) return null;
+  const walk = await walkFiles(await walkOptions(request));
+  if (!walk.complete || !totalBytesAtMost(walk.files.map((f) => f.path), SMALL_TREE_BYTES)) {
+    return null;
+  }
+  return await searchBuiltin(request, walk.files);
 }
 
 /** The walk of the request's folder, kept to its `glob=` pattern. */

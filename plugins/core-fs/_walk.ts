@@ -82,24 +82,7 @@ interface DirRules {
  * Synchronous reads are several times faster than async ones for many small directories; the
  * walk pauses every few milliseconds so that cancellation still lands.
  */
-export function walkFiles(options: WalkOptions): Promise<WalkResult> {
-  return walk(options, Infinity);
-}
-
-/**
- * The files of a small tree: the walk of {@link walkFiles}, abandoned (null) once it has looked at
- * more than `maxSeen` regular files, or when its deadline or `maxFiles` stopped it first. For a
- * tree this small a search in this process costs less than starting ripgrep.
- */
-export async function walkSmallTree(
-  options: WalkOptions,
-  maxSeen: number,
-): Promise<WalkedFile[] | null> {
-  const walked = await walk(options, maxSeen);
-  return walked.complete ? walked.files : null;
-}
-
-async function walk(options: WalkOptions, maxSeen: number): Promise<WalkResult> {
+export async function walkFiles(options: WalkOptions): Promise<WalkResult> {
   const { root, signal, deadline } = options;
   // Loaded on first use: importing the package costs tens of milliseconds at start-up.
   const { default: ignore } = await import("ignore");
@@ -135,12 +118,34 @@ async function walk(options: WalkOptions, maxSeen: number): Promise<WalkResult> 
         pending.push({ dir: path, rel: entryRel, rules: active });
         continue;
       }
-      if (++seen > maxSeen) return stop("results");
+      seen++;
       const file = { path, rel: entryRel };
       if (!filter || filter(file)) files.push(file);
     }
   }
   return { files, complete: true, stoppedBy: null, seen, dirsUnread: 0 };
+}
+
+/**
+ * Whether the tree under `root` holds at most `maxFiles` regular files, counted as the walk
+ * would find them but without its ignore rules: cheap, so a large tree is known after a few
+ * folders. A tree of very many folders counts as large too.
+ */
+export function holdsAtMost(root: string, maxFiles: number): boolean {
+  const pending = [root];
+  let files = 0;
+  let entries = 0;
+  while (pending.length > 0) {
+    const dir = pending.pop()!;
+    for (const entry of readEntries(dir)) {
+      if (++entries > 4 * maxFiles) return false;
+      if (entry.isFile && ++files > maxFiles) return false;
+      if (entry.isDirectory && !SKIPPED_DIRS.includes(entry.name)) {
+        pending.push(join(dir, entry.name));
+      }
+    }
+  }
+  return true;
 }
 
 /**

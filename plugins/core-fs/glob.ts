@@ -17,7 +17,7 @@ import { isMissing } from "./_path_errors.ts";
 import { displayPath } from "./_display.ts";
 import { newestFirst } from "./_newest_first.ts";
 import { compileGlob } from "./_match_glob.ts";
-import { walkFiles, type WalkOptions, walkSmallTree } from "./_walk.ts";
+import { holdsAtMost, walkFiles } from "./_walk.ts";
 import { SMALL_TREE_FILES } from "./_small_tree.ts";
 import type { GlobOutcome, GlobRequest } from "./_glob_types.ts";
 import { count, plural, type SearchBudget, searchBudget, stoppedClause } from "./_budget_note.ts";
@@ -99,7 +99,9 @@ async function findFiles(
     maxResults: budget.maxResults,
   };
   // A small tree is walked here under `auto`: faster than starting ripgrep (_small_tree.ts).
-  let outcome = engine === "auto" ? await walkIfSmall(request) : null;
+  let outcome = engine === "auto" && holdsAtMost(root, SMALL_TREE_FILES)
+    ? await walkMatching(request)
+    : null;
   if (outcome === null && engine !== "builtin") {
     // The engine loads on the first search, not with every start (docs/performance.md).
     const { globRipgrep } = await import("./_glob_ripgrep.ts");
@@ -137,29 +139,19 @@ async function findFiles(
 
 /** The built-in engine: its walk knows exactly what it read and what it had still to read. */
 async function walkMatching(request: GlobRequest): Promise<GlobOutcome> {
-  const walk = await walkFiles(walkOptions(request));
-  return {
-    files: walk.files,
-    stoppedBy: walk.stoppedBy,
-    coverage: `${count(walk.seen)} files looked at, ${plural(walk.dirsUnread, "folder")} not ` +
-      "yet read",
-  };
-}
-
-/** The built-in engine's whole answer for a small tree ({@link SMALL_TREE_FILES}); else null. */
-async function walkIfSmall(request: GlobRequest): Promise<GlobOutcome | null> {
-  const files = await walkSmallTree(walkOptions(request), SMALL_TREE_FILES);
-  return files && { files, stoppedBy: null, coverage: "" };
-}
-
-function walkOptions(request: GlobRequest): WalkOptions {
-  return {
+  const walk = await walkFiles({
     root: request.root,
     worktree: request.worktree,
     signal: request.signal,
     deadline: request.deadline,
     filter: (f) => request.isMatch(f.rel),
     maxFiles: request.maxResults,
+  });
+  return {
+    files: walk.files,
+    stoppedBy: walk.stoppedBy,
+    coverage: `${count(walk.seen)} files looked at, ${plural(walk.dirsUnread, "folder")} not ` +
+      "yet read",
   };
 }
 

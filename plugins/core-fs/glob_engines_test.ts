@@ -219,7 +219,7 @@ Deno.test("glob walks the tree itself when rg is not on PATH, or exits 2 without
     stdout: "a.ts\nb.ts\n",
   });
   // The control: the rg on PATH is the one glob runs, and its list is the answer.
-  await fake("#!/bin/sh\nprintf 'b.ts\\0'\n");
+  await fake("#!/bin/sh\nprintf './b.ts\\0'\n");
   assert.deepEqual(await globInChild(wt, { PATH: join(wt.path, "bin") }), {
     code: 0,
     stdout: "b.ts\n",
@@ -239,7 +239,7 @@ Deno.test("glob answers for a small tree without starting rg; one file more and 
   const marker = join(wt.path, "rg-ran");
   await Deno.writeTextFile(
     join(wt.path, "bin/rg"),
-    `#!/bin/sh\ntouch '${marker}'\nprintf 'b.ts\\0'\n`,
+    `#!/bin/sh\ntouch '${marker}'\nprintf './b.ts\\0'\n`,
   );
   await Deno.chmod(join(wt.path, "bin/rg"), 0o755);
   const env = { PATH: `${join(wt.path, "bin")}:/usr/bin:/bin` };
