@@ -42,8 +42,8 @@ const OLD_MANIFEST = "manifest.json";
 /** The checkpoints of one session. */
 export class Checkpoints {
   readonly #dir: string;
-  /** Manifests this process wrote, so a save reads none from disk. */
-  readonly #written = new Map<number, SavedFile[]>();
+  /** Manifests this process wrote, by path, so a save reads none from disk nor scans a list. */
+  readonly #written = new Map<number, Map<string, SavedFile>>();
 
   /** `dir` is the session's checkpoint folder (it is created on first use). */
   constructor(dir: string) {
@@ -56,10 +56,11 @@ export class Checkpoints {
    */
   async save(turn: number, path: string): Promise<void> {
     const dir = this.#turnDir(turn);
-    const saved = this.#written.get(turn) ?? await this.#manifest(turn);
-    if (saved.some((s) => s.path === path)) return;
+    const saved = this.#written.get(turn) ??
+      new Map((await this.#manifest(turn)).map((s) => [s.path, s]));
+    if (saved.has(path)) return;
     Deno.mkdirSync(dir, { recursive: true, mode: 0o700 });
-    let copy: string | null = `${saved.length}.bak`;
+    let copy: string | null = `${saved.size}.bak`;
     try {
       Deno.copyFileSync(path, join(dir, copy));
     } catch (error) {
@@ -69,7 +70,8 @@ export class Checkpoints {
     const entry = { path, copy };
     // The line break goes first: a line left half-written by a crash stays a line of its own.
     Deno.writeTextFileSync(join(dir, MANIFEST), `\n${JSON.stringify(entry)}`, { append: true });
-    this.#written.set(turn, [...saved, entry]);
+    saved.set(path, entry);
+    this.#written.set(turn, saved);
   }
 
   /** The newest turn with a checkpoint, or null. */
