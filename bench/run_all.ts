@@ -19,7 +19,7 @@ const BENCHES = [
  * Sections that run apart (`deno task bench:peers` needs root and a network namespace) or are
  * written by hand from other runs (`floor`: issue 18's before and after; `soak_crash`: from
  * `deno task soak` and `deno task crash`, which take minutes; `scale_*`: issue 26's scaling
- * benches, `bench/scale_*.ts`, and `scale_session_notes`, their before and after, by hand).
+ * benches, `deno task bench:scale`, and `scale_session_notes`, their before and after, by hand).
  */
 const SEPARATE = [
   "peers",

@@ -12,7 +12,12 @@
  *
  * Runs take turns across sizes and commands; cells are medians.
  *
- *     deno run -A bench/scale_repo.ts [--runs 3] [--sizes "10000 100000 1000000"] [--keep]
+ *     deno run -A --v8-flags=--expose-gc bench/scale_repo.ts [--runs 3]
+ *                                    [--sizes "10000 100000 1000000"] [--keep]
+ *
+ * `--expose-gc` lets the bench collect its garbage before every measured command: the in-process
+ * tools run in this one process, and without it a collection owed to the command before (the
+ * built-in grep reads gigabytes) lands inside the next one, whichever it is.
  *
  * The trees live under /tmp/replio_scale_repo (about 4 GB at 1M files) and are removed unless
  * `--keep` is given (a kept tree is reused). Writes bench/results/scale_repo.md and the charts
@@ -31,6 +36,7 @@ import { benchEnv, runReplio, withDeadline } from "./scale_process.ts";
 import {
   type Answer,
   charts,
+  COMMAND,
   type Figures,
   FIRST_LINES,
   FIRST_REQUEST_REPEATS,
@@ -76,6 +82,7 @@ async function measureFirstRequest(
   const args = ["run", "--base-url", mock.baseUrl, "--model", "mock-model", "--yes"];
   const prompt = [...args, "--output", "json", "BENCH"];
   for (const agent of ["replio", "refagent"] as const) {
+    collectGarbage();
     let spawned = NaN;
     const first = mock.waitForExchange(mock.exchanges.length).then(() => performance.now());
     if (agent === "replio") {
@@ -211,6 +218,7 @@ async function measureTools(
   const names = Object.keys(table);
   for (let k = 0; k < names.length; k++) {
     const name = names[(round + k) % names.length]!;
+    collectGarbage();
     const started = performance.now();
     const value = await table[name]!();
     // A "first lines" command returns its own time: to its 20th line, not to its end.
@@ -258,12 +266,25 @@ async function measure(options: Options): Promise<Point[]> {
   }
 }
 
+/** A full collection of this process's heap, so that none is owed when a measurement starts. */
+function collectGarbage(): void {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (!gc) {
+    throw new Error(
+      "Cannot run the repository-size bench without --v8-flags=--expose-gc: run " +
+        `"${COMMAND} --runs 3" (the flag lets it collect garbage between measurements)`,
+    );
+  }
+  gc();
+}
+
 function log(text: string): void {
   Deno.stderr.writeSync(new TextEncoder().encode(`scale_repo: ${text}\n`));
 }
 
 if (import.meta.main) {
   const options = parseOptions(Deno.args);
+  collectGarbage(); // refuses now, not after the trees are built, when the flag is missing
   try {
     const points = await measure(options);
     const load = (await Deno.readTextFile("/proc/loadavg")).split(" ").slice(0, 3).join(", ");

@@ -7,7 +7,7 @@ import { median } from "./scale_process.ts";
 import { NEEDLE, type RepoTree, SPEC_GLOB } from "./scale_repo_tree.ts";
 import { lineChart } from "./svg_line_chart.ts";
 
-export const COMMAND = "deno run -A bench/scale_repo.ts";
+export const COMMAND = "deno run -A --v8-flags=--expose-gc bench/scale_repo.ts";
 /** rg's flags for the files replio's tools search: dotfiles, ignore files without git, no .git. */
 export const RG_BASE = ["--no-config", "--hidden", "--no-require-git", "--glob", "!.git/"];
 /** rg's "first results" figure is the time to this many lines. */
