@@ -8,6 +8,11 @@ import { type FileMatches, MAX_STORED_MATCHES } from "./_grep_types.ts";
 
 /** Files up to this size are searched whole; larger ones in chunks of it, cut at line ends. */
 const CHUNK_BYTES = 8 * 1024 * 1024;
+/**
+ * The buffer a search starts with; it doubles, up to {@link CHUNK_BYTES}, when a file does not fit.
+ * A whole chunk for every search would keep 8 MB resident for each grep of a small tree.
+ */
+const FIRST_BUFFER_BYTES = 256 * 1024;
 
 /** What a scan needs to know of the search: plain data, so it can be sent to a worker. */
 export interface ScanSpec {
@@ -30,7 +35,7 @@ export interface ScanTools {
   candidates: RegExp;
   /** Keeps the byte-order mark, as ripgrep (run with --encoding none) keeps it. */
   decoder: TextDecoder;
-  /** One buffer reused for every file. */
+  /** One buffer reused for every file, grown as a larger one needs. */
   buffer: Uint8Array;
   /** Awaited between chunks of a large file. */
   pause: () => Promise<void>;
@@ -43,14 +48,15 @@ export function createScanTools(spec: ScanSpec, pause: () => Promise<void>): Sca
     regex: new RegExp(spec.source, spec.flags),
     candidates: new RegExp(spec.source, spec.flags + "gm"),
     decoder: new TextDecoder("utf-8", { ignoreBOM: true }),
-    buffer: new Uint8Array(CHUNK_BYTES),
+    buffer: new Uint8Array(FIRST_BUFFER_BYTES),
     pause,
   };
 }
 
 /** One file's matches; null when it has none, is binary, or vanished. */
 export async function searchFile(path: string, tools: ScanTools): Promise<FileMatches | null> {
-  const { buffer, decoder, candidates } = tools;
+  const { decoder, candidates } = tools;
+  let buffer = tools.buffer;
   let file: Deno.FsFile;
   try {
     file = Deno.openSync(path);
@@ -69,6 +75,12 @@ export async function searchFile(path: string, tools: ScanTools): Promise<FileMa
     const isEnd = n === null || n === 0;
     if (!isEnd) filled += n;
     if (!isEnd && filled < buffer.length) continue;
+    if (!isEnd && buffer.length < CHUNK_BYTES) {
+      const grown = new Uint8Array(Math.min(CHUNK_BYTES, 2 * buffer.length));
+      grown.set(buffer.subarray(0, filled));
+      buffer = tools.buffer = grown;
+      continue;
+    }
     const cut = isEnd ? filled : buffer.subarray(0, filled).lastIndexOf(0x0a) + 1;
     if (cut === 0 && !isEnd) {
       throw new RangeError(

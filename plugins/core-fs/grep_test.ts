@@ -329,6 +329,8 @@ Deno.test("grep engines give identical text on awkward files", async () => {
     "unicode.txt": "naïve needle ☃\n",
     // A NUL far past the first match: ripgrep has printed the match before it sees the NUL.
     "late.bin": `needle early\n${"z".repeat(200_000)}\n\0 needle\n`,
+    // Past the built-in engine's first buffer (256 KB), which grows to take the file whole.
+    "later.bin": `needle early\n${"z".repeat(300_000)}\n\0 needle\n`,
   });
   await age(wt.path, [
     "crlf.txt",
@@ -368,6 +370,10 @@ Deno.test("grep engines give identical text on awkward files", async () => {
   assert.equal(
     await grepBoth(wt, { pattern: "needle", path: "late.bin" }),
     '(no matches for "needle" in late.bin)',
+  );
+  assert.equal(
+    await grepBoth(wt, { pattern: "needle", path: "later.bin" }),
+    '(no matches for "needle" in later.bin)',
   );
 });
 
