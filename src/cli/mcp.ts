@@ -81,7 +81,7 @@ async function serveHttp(
       hostname: listen.host,
       port: listen.port,
       token: listen.token,
-      mounts: [mcpMount(options)],
+      mounts: [await mcpMount(options)],
       onInternalError: (error) => {
         const text = error instanceof Error ? error.stack ?? error.message : String(error);
         Deno.stderr.writeSync(new TextEncoder().encode(`replio mcp: ${text}\n`));
@@ -105,8 +105,8 @@ async function serveHttp(
 }
 
 /** The MCP server over Streamable HTTP at `/mcp`, for `replio mcp --http` and `replio serve`. */
-export function mcpMount(options: McpHttpOptions): HttpMount {
-  const endpoint = createMcpHttpEndpoint(options);
+export async function mcpMount(options: McpHttpOptions): Promise<HttpMount> {
+  const endpoint = await createMcpHttpEndpoint(options);
   return {
     path: "/mcp",
     answer: (request) => endpoint.answer(request),

@@ -64,7 +64,7 @@ export async function runServer(options: ServeCommandOptions): Promise<number> {
         },
         listTools: (policy) => toolListing({ ...ws, policy }),
         // The tools over MCP's Streamable HTTP, as `replio mcp --http` serves them (docs/mcp.md).
-        mounts: [mcpMount({ ...ws, version: VERSION, maxBodyBytes: MAX_BODY_BYTES })],
+        mounts: [await mcpMount({ ...ws, version: VERSION, maxBodyBytes: MAX_BODY_BYTES })],
       },
       onInternalError: (error) => {
         const text = isAccessError(error)

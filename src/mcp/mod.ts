@@ -8,6 +8,7 @@ import { denoDenial } from "../tools/mod.ts";
 import type { ConnectOptions, McpServerConfig, McpServers } from "./client.ts";
 import type { McpServeOptions } from "./server.ts";
 import type { McpLoginOptions, McpLoginResult } from "./oauth_login.ts";
+import type { McpHttpEndpoint, McpHttpOptions } from "./http_server.ts";
 
 export type {
   ConnectOptions,
@@ -17,7 +18,7 @@ export type {
   McpServerStatus,
 } from "./client.ts";
 export type { McpServeOptions } from "./server.ts";
-export { createMcpHttpEndpoint, type McpHttpEndpoint, type McpHttpOptions } from "./http_server.ts";
+export type { McpHttpEndpoint, McpHttpOptions } from "./http_server.ts";
 export type { McpLoginOptions, McpLoginResult } from "./oauth_login.ts";
 
 /**
@@ -63,6 +64,12 @@ function missingNetFlag(url: string): string | null {
 export async function serveMcp(options: McpServeOptions): Promise<void> {
   const { serveToolsOverStdio } = await import("./server.ts");
   await serveToolsOverStdio(options);
+}
+
+/** The Streamable HTTP endpoint of `replio mcp --http` and `replio serve` (http_server.ts). */
+export async function createMcpHttpEndpoint(options: McpHttpOptions): Promise<McpHttpEndpoint> {
+  const { createMcpHttpEndpoint } = await import("./http_server.ts");
+  return createMcpHttpEndpoint(options);
 }
 
 /** Logs in to a remote server of `mcp_servers` with OAuth and stores its tokens (oauth_login.ts). */
