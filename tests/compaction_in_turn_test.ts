@@ -270,3 +270,42 @@ Deno.test("Agent.runTurn cancelled during the summary request keeps every messag
 function ids(from: number, to: number): string[] {
   return Array.from({ length: to - from + 1 }, (_, i) => callId(from + i));
 }
+
+Deno.test("a compaction inside a turn has its folded rounds collected (gc() with --expose-gc)", async () => {
+  // A stand-in for V8's gc(), counting the collections asked for; the start task exposes the
+  // real one. The control is the same turn with a window too large to compact: none asked for.
+  const global = globalThis as { gc?: () => void };
+  const realGc = global.gc;
+  let collections = 0;
+  global.gc = () => collections++;
+  try {
+    const run = async (contextWindow: number, script: MockTurn[]) => {
+      collections = 0;
+      await using wt = await tempWorktree(notes(6));
+      await using mock = startMockModel(script);
+      using t = await startTestAgent(wt.path, mock, { config: { context_window: contextWindow } });
+      assert.equal((await t.agent.runTurn(PROMPT, new AbortController().signal)).status, "ok");
+      assert.equal(mock.remaining, 0);
+      // The collection runs on a timer of its own, after the turn's last await.
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      return collections;
+    };
+    const none = false as const;
+    const rounds = [1, 2, 3, 4, 5, 6].map((k) => readRound(k, none));
+    assert.equal(
+      await run(1024, [
+        ...rounds.slice(0, 5),
+        { text: summaryText(1) },
+        rounds[5]!,
+        { text: summaryText(2) },
+        { text: "Done.", usage: none },
+        { text: summaryText(3) },
+      ]),
+      3,
+    );
+    assert.equal(await run(1_000_000, [...rounds, { text: "Done.", usage: none }]), 0);
+  } finally {
+    if (realGc) global.gc = realGc;
+    else delete global.gc;
+  }
+});

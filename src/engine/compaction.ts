@@ -10,6 +10,7 @@ import type { ChatMessage, Provider, Usage } from "../providers/types.ts";
 import { summaryMessage } from "../session/mod.ts";
 import type { Sink } from "../ui/events.ts";
 import { type FoldPlan, KEPT_ROUNDS, planFold, promptTokenEstimate } from "./fold_plan.ts";
+import { collectWhenIdle } from "./idle_gc.ts";
 import type { TurnLog } from "./turn_log.ts";
 
 /** Characters of each message given to the summariser; the summary need not quote whole files. */
@@ -125,6 +126,8 @@ export class Compactor {
     }
     const compacted = foldWith(history, plan, summary);
     this.#record(compacted);
+    // The folded rounds are garbage now: without a collection a long turn's memory keeps its peak.
+    collectWhenIdle();
     const estimated = reported === null || tokens > reported ? " (estimated from its size)" : "";
     const kept = compacted.keepsPrompt
       ? `: kept the request and its last ${KEPT_ROUNDS} rounds`

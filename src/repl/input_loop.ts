@@ -6,7 +6,7 @@
 import { runCommand } from "./commands.ts";
 import type { ReplContext } from "./context.ts";
 import { describeError } from "./describe_error.ts";
-import { collectWhenIdle } from "./idle_gc.ts";
+import { collectWhenIdle } from "../engine/idle_gc.ts";
 import type { LineEditor } from "./line_editor.ts";
 import { parseSlash } from "./slash.ts";
 
