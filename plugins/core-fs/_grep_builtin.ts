@@ -60,9 +60,9 @@ async function walkOptions(request: SearchRequest): Promise<WalkOptions> {
 }
 
 /**
- * Searches the request's files (those `walked` already, when given) without any external program. Files are read synchronously
- * into one reused buffer (async reads cost several times more per small file), pausing every
- * few milliseconds so that cancellation lands.
+ * Searches the request's files (those `walked` already, when given) without any external
+ * program. Files are read synchronously into one reused buffer (async reads cost several times
+ * more per small file), pausing every few milliseconds so that cancellation lands.
  */
 export async function searchBuiltin(
   request: SearchRequest,
