@@ -264,9 +264,21 @@ Deno.test("replio mcp --http: a client that lost a call's stream resumes it with
   await reader.cancel().catch(() => {});
   await Deno.writeTextFile(join(wt.path, "release"), "");
 
-  const resumed = await fetch(server.url, {
-    headers: { accept: "text/event-stream", ...session, "last-event-id": primingId },
-  });
+  // The server lets the lost stream go when it notices the disconnect; until then it answers a
+  // resume with 409 (one connection a stream), and a client tries again, as the SDK's client does.
+  const resumed = await withDeadline(
+    (async () => {
+      while (true) {
+        const answer = await fetch(server.url, {
+          headers: { accept: "text/event-stream", ...session, "last-event-id": primingId },
+        });
+        if (answer.status !== 409) return answer;
+        await answer.body?.cancel();
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    })(),
+    "the server to let the lost stream go and take the resume",
+  );
   assert.equal(resumed.status, 200);
   const events = resumed.body!.pipeThrough(new TextDecoderStream()).getReader();
   let text = "";
