@@ -42,8 +42,11 @@ const OLD_MANIFEST = "manifest.json";
 /** The checkpoints of one session. */
 export class Checkpoints {
   readonly #dir: string;
-  /** Manifests this process wrote, by path, so a save reads none from disk nor scans a list. */
-  readonly #written = new Map<number, Map<string, SavedFile>>();
+  /**
+   * What each turn's manifest holds, kept by this process so that a save reads none from disk nor
+   * scans a list: its paths, and how many entries it has (the next copy's number).
+   */
+  readonly #written = new Map<number, { paths: Set<string>; entries: number }>();
 
   /** `dir` is the session's checkpoint folder (it is created on first use). */
   constructor(dir: string) {
@@ -56,11 +59,10 @@ export class Checkpoints {
    */
   async save(turn: number, path: string): Promise<void> {
     const dir = this.#turnDir(turn);
-    const saved = this.#written.get(turn) ??
-      new Map((await this.#manifest(turn)).map((s) => [s.path, s]));
-    if (saved.has(path)) return;
+    const saved = this.#written.get(turn) ?? await this.#manifestPaths(turn);
+    if (saved.paths.has(path)) return;
     Deno.mkdirSync(dir, { recursive: true, mode: 0o700 });
-    let copy: string | null = `${saved.size}.bak`;
+    let copy: string | null = `${saved.entries}.bak`;
     try {
       Deno.copyFileSync(path, join(dir, copy));
     } catch (error) {
@@ -70,7 +72,8 @@ export class Checkpoints {
     const entry = { path, copy };
     // The line break goes first: a line left half-written by a crash stays a line of its own.
     Deno.writeTextFileSync(join(dir, MANIFEST), `\n${JSON.stringify(entry)}`, { append: true });
-    saved.set(path, entry);
+    saved.paths.add(path);
+    saved.entries++;
     this.#written.set(turn, saved);
   }
 
@@ -158,6 +161,11 @@ export class Checkpoints {
       if (error instanceof Deno.errors.NotFound) return [];
       throw error;
     }
+  }
+
+  async #manifestPaths(turn: number): Promise<{ paths: Set<string>; entries: number }> {
+    const entries = await this.#manifest(turn);
+    return { paths: new Set(entries.map((e) => e.path)), entries: entries.length };
   }
 
   async #manifest(turn: number): Promise<SavedFile[]> {
