@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { ToolRegistry } from "../../src/tools/mod.ts";
 import { runTool, type TempWorktree, tempWorktree } from "../../tests/support/worktree.ts";
+import { age } from "../../tests/support/file_ages.ts";
 import { hasProgram } from "../../tests/support/has_program.ts";
 import { exists } from "../../tests/support/exists.ts";
 import { nameGlobs } from "./_name_globs.ts";
@@ -26,14 +27,6 @@ async function globBoth(wt: TempWorktree, args: Record<string, unknown>): Promis
   const own = await runTool(wt, "glob", args, { registry: builtin });
   assert.equal(await runTool(wt, "glob", args, { registry: ripgrep }), own, JSON.stringify(args));
   return own;
-}
-
-/** Sets each file's modification time: the first is newest. */
-async function age(root: string, paths: string[]): Promise<void> {
-  const now = Date.now() / 1000;
-  for (const [i, path] of paths.entries()) {
-    await Deno.utime(join(root, path), now - i * 60, now - i * 60);
-  }
 }
 
 /** Files of the tree below, newest first; ignored and skipped ones are never listed. */

@@ -7,15 +7,8 @@ import {
   runTool,
   tempWorktree,
 } from "../../tests/support/worktree.ts";
+import { age } from "../../tests/support/file_ages.ts";
 import { createGlob, globSpec } from "./glob.ts";
-
-/** Sets each file's modification time: the first is newest. */
-async function age(root: string, paths: string[]): Promise<void> {
-  const now = Date.now() / 1000;
-  for (const [i, path] of paths.entries()) {
-    await Deno.utime(join(root, path), now - i * 60, now - i * 60);
-  }
-}
 
 Deno.test("glob matches a name pattern at any depth, newest first", async () => {
   await using wt = await tempWorktree({
