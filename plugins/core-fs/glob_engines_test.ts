@@ -5,6 +5,7 @@ import { runTool, type TempWorktree, tempWorktree } from "../../tests/support/wo
 import { age } from "../../tests/support/file_ages.ts";
 import { hasProgram } from "../../tests/support/has_program.ts";
 import { exists } from "../../tests/support/exists.ts";
+import { toolInChild } from "../../tests/support/tool_in_child.ts";
 import { nameGlobs } from "./_name_globs.ts";
 import { createGlob, type GlobEngine, type GlobOptions, globSpec } from "./glob.ts";
 import { SMALL_TREE_FILES } from "./_small_tree.ts";
@@ -174,29 +175,9 @@ Deno.test("nameGlobs narrows to names the pattern could match, or not at all", (
   }
 });
 
-/** Runs `replio tool glob` in a child process with `env`; returns its exit code and stdout. */
-async function globInChild(
-  wt: TempWorktree,
-  env: Record<string, string>,
-): Promise<{ code: number; stdout: string }> {
-  const main = new URL("../../main.ts", import.meta.url).pathname;
-  const { code, stdout } = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "-A",
-      "--no-prompt",
-      main,
-      "tool",
-      "glob",
-      '{"pattern":"*.ts"}',
-      "--path",
-      wt.path,
-    ],
-    env: { NO_COLOR: "1", ...env },
-    stderr: "null",
-  }).output();
-  return { code, stdout: new TextDecoder().decode(stdout) };
-}
+/** Runs `replio tool glob` for "*.ts" in a child process with `env`. */
+const globInChild = (wt: TempWorktree, env: Record<string, string>) =>
+  toolInChild("glob", { pattern: "*.ts" }, wt.path, env);
 
 /** Files that make a tree one too many for the small-tree path, so `auto` starts rg. */
 const OVER_SMALL_TREE = Object.fromEntries(

@@ -9,6 +9,7 @@ import { type TempWorktree, tempWorktree } from "../../tests/support/worktree.ts
 import { exists } from "../../tests/support/exists.ts";
 import { age } from "../../tests/support/file_ages.ts";
 import { grepBoth } from "../../tests/support/grep_engines.ts";
+import { toolInChild } from "../../tests/support/tool_in_child.ts";
 import { SMALL_TREE_BYTES, SMALL_TREE_FILES } from "./_small_tree.ts";
 
 const encoder = new TextEncoder();
@@ -163,19 +164,9 @@ Deno.test("grep falls back to the built-in engine for patterns ripgrep rejects",
   assert.equal(await grepBoth(wt, { pattern: "(o)\\1" }), "a.txt:1: foobar\na.txt:2: foobaz");
 });
 
-/** Runs `replio tool grep` in a child process with `env`; returns its exit code and stdout. */
-async function grepInChild(
-  wt: TempWorktree,
-  env: Record<string, string>,
-): Promise<{ code: number; stdout: string }> {
-  const main = new URL("../../main.ts", import.meta.url).pathname;
-  const { code, stdout } = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--no-prompt", main, "tool", "grep", '{"pattern":"x"}', "--path", wt.path],
-    env: { NO_COLOR: "1", ...env },
-    stderr: "null",
-  }).output();
-  return { code, stdout: new TextDecoder().decode(stdout) };
-}
+/** Runs `replio tool grep` for "x" in a child process with `env`. */
+const grepInChild = (wt: TempWorktree, env: Record<string, string>) =>
+  toolInChild("grep", { pattern: "x" }, wt.path, env);
 
 Deno.test("grep refuses an unknown REPLIO_GREP_ENGINE", async () => {
   await using wt = await tempWorktree({ "a.txt": "x\n" });
