@@ -43,24 +43,6 @@ export interface Compacted {
 }
 
 /**
- * Summarises what there is to fold in `history`; null if nothing. Without `budget` (a person's
- * `/compact`) whole turns are folded when there are any, else the running turn's older rounds.
- * Throws what the summary request throws.
- */
-export async function compactHistory(options: {
-  history: readonly ChatMessage[];
-  provider: Provider;
-  signal: AbortSignal;
-  /** The tokens the history takes and what a fold should leave (see {@link planFold}). */
-  budget?: { tokens: number; roomTokens: number };
-}): Promise<Compacted | null> {
-  const { history, provider, signal } = options;
-  const plan = planFold(history, options.budget ?? { tokens: 0, roomTokens: 0 });
-  if (!plan) return null;
-  return foldWith(history, plan, await summarise(history, plan, provider, signal));
-}
-
-/**
  * Compacts one agent's history when it grows past `compact_threshold` × `context_window`, and
  * records each compaction in the session. One per agent: it remembers a failed summary, so a
  * provider that cannot summarise is not asked again every round.
@@ -79,10 +61,20 @@ export class Compactor {
     this.#session = options.session;
   }
 
-  /** Summarises older turns (or rounds) now (`/compact`); throws when the summary fails. */
+  /**
+   * Summarises now (a person's `/compact`): whole turns when there are any to fold, else the
+   * running turn's older rounds; null when there is nothing to fold. Throws when the summary
+   * request fails.
+   */
   async compact(history: readonly ChatMessage[], signal: AbortSignal): Promise<Compacted | null> {
-    const compacted = await compactHistory({ history, provider: this.#provider, signal });
-    if (compacted) this.#record(compacted);
+    const plan = planFold(history, { tokens: 0, roomTokens: 0 });
+    if (!plan) return null;
+    const compacted = foldWith(
+      history,
+      plan,
+      await summarise(history, plan, this.#provider, signal),
+    );
+    this.#record(compacted);
     return compacted;
   }
 
@@ -126,8 +118,6 @@ export class Compactor {
     }
     const compacted = foldWith(history, plan, summary);
     this.#record(compacted);
-    // The folded rounds are garbage now: without a collection a long turn's memory keeps its peak.
-    collectWhenIdle();
     const estimated = reported === null || tokens > reported ? " (estimated from its size)" : "";
     const kept = compacted.keepsPrompt
       ? `: kept the request and its last ${KEPT_ROUNDS} rounds`
@@ -144,6 +134,7 @@ export class Compactor {
   /**
    * Appends the `compaction` record. The kept messages are the session's last ones, so `upto`
    * counts back from its message count; a kept prompt is the last user message up to `upto`.
+   * Then the folded messages' memory is collected, as every compaction passes here.
    */
   #record(compacted: Compacted): void {
     this.#session.append({
@@ -152,6 +143,9 @@ export class Compactor {
       upto: this.#session.messageCount - compacted.kept - 1,
       ...(compacted.keepsPrompt ? { keeps_prompt: true } : {}),
     });
+    // The folded messages are garbage now: without a collection a long turn's memory keeps its
+    // peak (the REPL also collects at its prompt; a headless run has no prompt).
+    collectWhenIdle();
   }
 }
 

@@ -3,7 +3,6 @@
  * @module
  */
 export { Agent, type AgentOptions, RESUMED_PROMPT, type ResumeState } from "./agent.ts";
-export { compactHistory } from "./compaction.ts";
 export { buildSystemPrompt, readProjectInstructions } from "./system_prompt.ts";
 export type { TurnLog } from "./turn_log.ts";
 export { emptyUsage, type TurnResult, type TurnToolCall } from "./turn_result.ts";
