@@ -13,6 +13,7 @@ import { join } from "../../src/plugins/api.ts";
 import { plural } from "./_budget_note.ts";
 import type { GlobOutcome, GlobRequest } from "./_glob_types.ts";
 import {
+  listedPath,
   mayRunRipgrep,
   readOutput,
   ripgrepFilterArgs,
@@ -53,8 +54,8 @@ export async function globRipgrep(request: GlobRequest): Promise<GlobOutcome | R
       isEmpty = false;
       const listed = (rest + text).split("\0");
       rest = listed.pop()!;
-      for (const listedPath of listed) {
-        const rel = listedPath.startsWith("./") ? listedPath.slice(2) : listedPath;
+      for (const printed of listed) {
+        const rel = listedPath(printed);
         if (!request.isMatch(rel)) continue;
         files.push({ path: join(request.root, rel) });
         if (files.length === request.maxResults) {

@@ -13,6 +13,7 @@ import {
 import { compileGlob } from "./_match_glob.ts";
 import { toRustPattern } from "./_pattern.ts";
 import {
+  listedPath,
   mayRunRipgrep,
   mtimeOf,
   readOutput,
@@ -211,7 +212,7 @@ function filterArgs(request: SearchRequest): string[] {
 async function globFilter(request: SearchRequest): Promise<(name: string) => boolean> {
   if (request.glob === undefined || request.isFile) return () => true;
   const isMatch = await compileGlob(request.glob);
-  return (name) => isMatch(name.startsWith("./") ? name.slice(2) : name);
+  return (name) => isMatch(listedPath(name));
 }
 
 /**

@@ -46,6 +46,11 @@ export function ripgrepFilterArgs(pattern?: string): string[] {
   return args;
 }
 
+/** A path ripgrep printed for the path `.` (`./a/b.ts`), relative to its working directory. */
+export function listedPath(printed: string): string {
+  return printed.startsWith("./") ? printed.slice(2) : printed;
+}
+
 /**
  * A child's output as text, as it comes. A reader with a large buffer of its own takes what the
  * pipe holds in few reads; the default one hands over many small chunks, each costly in the

@@ -20,14 +20,15 @@ import { compileGlob } from "./_match_glob.ts";
 import { holdsAtMost, walkFiles } from "./_walk.ts";
 import { SMALL_TREE_FILES } from "./_small_tree.ts";
 import type { GlobOutcome, GlobRequest } from "./_glob_types.ts";
+import { type SearchEngine, searchWith } from "./_engine_choice.ts";
 import { count, plural, type SearchBudget, searchBudget, stoppedClause } from "./_budget_note.ts";
 import DESCRIPTION from "./glob.md" with { type: "text" };
 
 /** Paths listed before the rest are summarised: enough to choose from, short in context. */
 const MAX_RESULTS = 200;
 
-/** Which engine glob uses; `auto` runs ripgrep when it can and walks the tree otherwise. */
-export type GlobEngine = "auto" | "rg" | "builtin";
+/** Which engine glob uses (_engine_choice.ts). */
+export type GlobEngine = SearchEngine;
 
 const parameters = Type.Object({
   pattern: Type.String({
@@ -87,7 +88,7 @@ async function findFiles(
 ): Promise<string> {
   const root = await ctx.resolvePath(args.path ?? ".", "read");
   const shownRoot = displayPath(root, ctx.worktree);
-  await assertDirectory(root, shownRoot);
+  assertDirectory(root, shownRoot);
   const pattern = relativePattern(args.pattern, root);
   const request: GlobRequest = {
     root,
@@ -98,23 +99,17 @@ async function findFiles(
     deadline: performance.now() + budget.timeMs,
     maxResults: budget.maxResults,
   };
-  // A small tree is walked here under `auto`: faster than starting ripgrep (_small_tree.ts).
-  let outcome = engine === "auto" && holdsAtMost(root, SMALL_TREE_FILES)
-    ? await walkMatching(request)
-    : null;
-  if (outcome === null && engine !== "builtin") {
+  const outcome = await searchWith(engine, {
+    small: async () => holdsAtMost(root, SMALL_TREE_FILES) ? await walkMatching(request) : null,
     // The engine loads on the first search, not with every start (docs/performance.md).
-    const { globRipgrep } = await import("./_glob_ripgrep.ts");
-    const found = await globRipgrep(request);
-    if (found === "missing" && engine === "rg") {
-      throw new Error(
+    ripgrep: async () => (await import("./_glob_ripgrep.ts")).globRipgrep(request),
+    builtin: () => walkMatching(request),
+    missing: () =>
+      new Error(
         `Cannot glob with ripgrep: "rg" is not on PATH or may not be run: install ripgrep, ` +
           `or use the engine "auto" or "builtin"`,
-      );
-    }
-    if (typeof found !== "string") outcome = found;
-  }
-  outcome ??= await walkMatching(request);
+      ),
+  });
   const matches = await newestFirst(outcome.files, ctx.signal);
   const where = shownRoot === "." ? "" : ` in ${shownRoot}`;
   const partial = outcome.stoppedBy
@@ -168,10 +163,11 @@ function relativePattern(pattern: string, root: string): string {
   return rel;
 }
 
-async function assertDirectory(dir: string, shown: string): Promise<void> {
+/** Synchronous: microseconds, where an async stat is a hand-off to another thread and back. */
+function assertDirectory(dir: string, shown: string): void {
   let info: Deno.FileInfo;
   try {
-    info = await Deno.stat(dir);
+    info = Deno.statSync(dir);
   } catch (error) {
     if (!isMissing(error)) throw error;
     throw new Deno.errors.NotFound(

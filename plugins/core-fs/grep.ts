@@ -16,6 +16,7 @@ import { displayPath } from "./_display.ts";
 import { newestFirst } from "./_newest_first.ts";
 import { dropIdentityEscapes } from "./_pattern.ts";
 import type { FileMatches, SearchRequest } from "./_grep_types.ts";
+import { type SearchEngine, searchWith } from "./_engine_choice.ts";
 import { grepCoverage, type SearchBudget, searchBudget, stoppedClause } from "./_budget_note.ts";
 import DESCRIPTION from "./grep.md" with { type: "text" };
 
@@ -30,8 +31,8 @@ const FRAME_CHARS = 300;
 /** The environment variable that picks the engine: `builtin`, `rg` or `auto`. */
 const ENGINE_ENV = "REPLIO_GREP_ENGINE";
 
-/** Which engine grep uses; `auto` runs ripgrep when it can and the built-in engine otherwise. */
-export type GrepEngine = "auto" | "rg" | "builtin";
+/** Which engine grep uses (_engine_choice.ts). */
+export type GrepEngine = SearchEngine;
 
 const parameters = Type.Object({
   pattern: Type.String({
@@ -113,7 +114,7 @@ async function grep(
   const shownTarget = displayPath(target, ctx.worktree);
   const request: SearchRequest = {
     target,
-    isFile: await isFile(target, shownTarget),
+    isFile: isFile(target, shownTarget),
     worktree: ctx.worktree,
     regex: compilePattern(args.pattern, args.ignore_case ?? false),
     ignoreCase: args.ignore_case ?? false,
@@ -124,21 +125,16 @@ async function grep(
     maxResults: budget.maxResults,
   };
   // The engines load on the first search, not with every start (docs/performance.md).
-  const builtin = await import("./_grep_builtin.ts");
-  // A small tree is searched here under `auto`: faster than starting ripgrep (_small_tree.ts).
-  let outcome = engine === "auto" ? await builtin.searchIfSmall(request) : null;
-  if (outcome === null && engine !== "builtin") {
-    const { searchRipgrep } = await import("./_grep_ripgrep.ts");
-    const found = await searchRipgrep(request);
-    if (found === "missing" && engine === "rg") {
-      throw new Error(
+  const outcome = await searchWith(engine, {
+    small: async () => (await import("./_grep_builtin.ts")).searchIfSmall(request),
+    ripgrep: async () => (await import("./_grep_ripgrep.ts")).searchRipgrep(request),
+    builtin: async () => (await import("./_grep_builtin.ts")).searchBuiltin(request),
+    missing: () =>
+      new Error(
         `Cannot search with ripgrep: "rg" is not on PATH or may not be run: install ripgrep, ` +
           `or unset ${ENGINE_ENV}`,
-      );
-    }
-    if (typeof found !== "string") outcome = found;
-  }
-  outcome ??= await builtin.searchBuiltin(request);
+      ),
+  });
   const files = await newestFirst(outcome.files, ctx.signal);
   const partial = outcome.coverage
     ? `${stoppedClause(outcome.coverage.stoppedBy, budget, "matching lines")}: ` +
@@ -194,9 +190,10 @@ function compilePattern(pattern: string, ignoreCase: boolean): RegExp {
   }
 }
 
-async function isFile(target: string, shown: string): Promise<boolean> {
+/** Synchronous: microseconds, where an async stat is a hand-off to another thread and back. */
+function isFile(target: string, shown: string): boolean {
   try {
-    return (await Deno.stat(target)).isFile;
+    return Deno.statSync(target).isFile;
   } catch (error) {
     if (!isMissing(error)) throw error;
     throw new Deno.errors.NotFound(
