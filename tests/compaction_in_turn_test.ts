@@ -157,12 +157,14 @@ Deno.test("replio run compacts inside one long turn, keeps requests bounded and 
   assert.deepEqual(mock.violations, []);
 });
 
-Deno.test("Agent.runTurn compacts inside a turn when the provider reports no token counts", async () => {
-  await using wt = await tempWorktree(notes(6));
-  // Usage is never reported: the history's size alone passes 0.8 × 1,024 tokens, from round 5
-  // on, when there are rounds beyond the kept ones to fold.
+/**
+ * Six reads and an answer, no token counts reported: in a window of 1,024 tokens the history's
+ * size alone passes 0.8 × 1,024 from round 5 on, when there are rounds beyond the kept ones to
+ * fold, so the turn compacts three times (rounds 5 and 6, and its end).
+ */
+function unreportedScript(): MockTurn[] {
   const none = false as const;
-  await using mock = startMockModel([
+  return [
     ...[1, 2, 3, 4, 5].map((k) => readRound(k, none)),
     { text: summaryText(1) },
     readRound(6, none),
@@ -170,7 +172,12 @@ Deno.test("Agent.runTurn compacts inside a turn when the provider reports no tok
     { text: "Done.", usage: none },
     // The turn's end: the final answer is a round too, so one more is folded.
     { text: summaryText(3) },
-  ]);
+  ];
+}
+
+Deno.test("Agent.runTurn compacts inside a turn when the provider reports no token counts", async () => {
+  await using wt = await tempWorktree(notes(6));
+  await using mock = startMockModel(unreportedScript());
   const sink = new RecordingSink();
   using t = await startTestAgent(wt.path, mock, { config: { context_window: 1024 }, sink });
   const result = await t.agent.runTurn(PROMPT, new AbortController().signal);
@@ -286,24 +293,15 @@ Deno.test("a compaction inside a turn has its folded rounds collected (gc() with
       using t = await startTestAgent(wt.path, mock, { config: { context_window: contextWindow } });
       assert.equal((await t.agent.runTurn(PROMPT, new AbortController().signal)).status, "ok");
       assert.equal(mock.remaining, 0);
-      // The collection runs on a timer of its own, after the turn's last await.
+      // The collection runs on a timer of its own, set before this one: timers of one delay fire
+      // in the order they were set, however busy the machine.
       await new Promise((resolve) => setTimeout(resolve, 0));
       return collections;
     };
-    const none = false as const;
-    const rounds = [1, 2, 3, 4, 5, 6].map((k) => readRound(k, none));
-    assert.equal(
-      await run(1024, [
-        ...rounds.slice(0, 5),
-        { text: summaryText(1) },
-        rounds[5]!,
-        { text: summaryText(2) },
-        { text: "Done.", usage: none },
-        { text: summaryText(3) },
-      ]),
-      3,
-    );
-    assert.equal(await run(1_000_000, [...rounds, { text: "Done.", usage: none }]), 0);
+    assert.equal(await run(1024, unreportedScript()), 3);
+    // The control: the same reads in a window they never fill, with no summaries to serve.
+    const reads = unreportedScript().filter((turn) => !("text" in turn) || turn.text === "Done.");
+    assert.equal(await run(1_000_000, reads), 0);
   } finally {
     if (realGc) global.gc = realGc;
     else delete global.gc;
